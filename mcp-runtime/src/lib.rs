@@ -1,0 +1,33 @@
+//! The runtime of an MCP 2026-07-28 server SDK.
+//!
+//! - [`schema`]: the wire types of the protocol revision, and its errors.
+//! - [`server`]: the builder, the handler traits, the request context and
+//!   the one dispatch path every request walks.
+//! - [`transport`]: stdio and streamable HTTP.
+//!
+//! ```no_run
+//! use mcp_runtime::schema::{CallToolResult, Tool};
+//! use mcp_runtime::server::{Server, ToolHandler, Context, Outcome, BoxFuture};
+//! use mcp_runtime::schema::{JsonObject, McpError};
+//!
+//! struct Hello;
+//!
+//! impl ToolHandler for Hello {
+//!     fn descriptor(&self) -> Tool {
+//!         Tool::new("hello", "Says hello.")
+//!     }
+//!     fn call(&self, _args: JsonObject, _ctx: Context)
+//!         -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+//!         Box::pin(async { Ok(Outcome::Complete(CallToolResult::text("Hello!"))) })
+//!     }
+//! }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder("hello-server", "1.0.0").tool(Hello).build()?;
+//! mcp_runtime::transport::stdio::serve(server).await?;
+//! # Ok(()) }
+//! ```
+
+pub mod schema;
+pub mod server;
+pub mod transport;

@@ -1,0 +1,163 @@
+//! Tools: descriptors, `tools/list`, `tools/call`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType};
+
+/// A tool as `tools/list` describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// Unique name, e.g. `get_weather`.
+    pub name: String,
+    /// Human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does; a hint to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Icons to display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// JSON Schema of the arguments; its root has `type: "object"`.
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent`, when the tool returns any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl Tool {
+    /// A tool taking no arguments (`{"type":"object"}`).
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        let mut input_schema = JsonObject::new();
+        input_schema.insert("type".into(), Value::from("object"));
+        Self {
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            icons: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+
+    /// Replaces the input schema.
+    pub fn with_input_schema(mut self, schema: JsonObject) -> Self {
+        self.input_schema = schema;
+        self
+    }
+}
+
+/// Hints about a tool's behaviour. Hints only: clients must not trust them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeated calls with the same arguments have no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// Parameters of `tools/call`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolRequestParams {
+    /// The per-request `_meta`.
+    #[serde(rename = "_meta")]
+    pub meta: JsonObject,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+    /// Answers to the previous round's input requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<InputResponses>,
+    /// The previous round's `requestState`, echoed byte for byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+}
+
+/// The complete result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// Always [`ResultType::Complete`] for this type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Unstructured content.
+    pub content: Vec<ContentBlock>,
+    /// Structured content matching the tool's `outputSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// True when the tool itself failed (the model may self-correct).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl CallToolResult {
+    /// A successful result with these content blocks.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        Self {
+            content,
+            ..Self::default()
+        }
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(vec![ContentBlock::text(text)])
+    }
+
+    /// A tool-level failure (`isError: true`) with one text block.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            is_error: Some(true),
+            ..Self::text(text)
+        }
+    }
+}
+
+/// The result of `tools/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// Always complete.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The tools.
+    pub tools: Vec<Tool>,
+    /// Cursor of the next page, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may reuse the result.
+    pub cache_scope: CacheScope,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}

@@ -1,0 +1,290 @@
+//! Building a [`Server`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::registry::{CachePolicy, Registry, Table, TemplateEntry};
+use super::uri_template::UriTemplate;
+use super::{
+    CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ResourceTemplateHandler,
+    Server, ToolHandler,
+};
+use crate::schema::{
+    CacheHint, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
+    ServerCapabilities, meta_keys,
+};
+
+/// Why a server could not be built. Every problem found is reported, not
+/// only the first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    problems: Vec<String>,
+}
+
+impl BuildError {
+    /// Each problem, one sentence each.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the server cannot be built: {}",
+            self.problems.join("; ")
+        )
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Methods of the core protocol, which [`ServerBuilder::method`] cannot take.
+const CORE_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "completion/complete",
+    "subscriptions/listen",
+];
+
+/// Collects handlers and settings, then checks them all in [`Self::build`].
+#[must_use = "a builder does nothing until `build()` is called"]
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    server_info_in_results: bool,
+    cache: CachePolicy,
+    tools: Vec<Arc<dyn ToolHandler>>,
+    prompts: Vec<Arc<dyn PromptHandler>>,
+    resources: Vec<Arc<dyn ResourceHandler>>,
+    templates: Vec<Arc<dyn ResourceTemplateHandler>>,
+    completion: Option<Arc<dyn CompletionHandler>>,
+    methods: Vec<Arc<dyn MethodHandler>>,
+}
+
+impl ServerBuilder {
+    pub(crate) fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            info: Implementation::new(name, version),
+            instructions: None,
+            server_info_in_results: true,
+            cache: CachePolicy::default(),
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            completion: None,
+            methods: Vec::new(),
+        }
+    }
+
+    /// Replaces the server's self-description (title, icons, website...).
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Instructions for the model, returned by `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Whether every result carries `_meta["io.modelcontextprotocol/serverInfo"]`
+    /// (on by default, as the specification recommends).
+    pub fn server_info_in_results(mut self, enabled: bool) -> Self {
+        self.server_info_in_results = enabled;
+        self
+    }
+
+    /// The caching hint of `server/discover` (default: stale, private).
+    pub fn discover_cache(mut self, hint: CacheHint) -> Self {
+        self.cache.discover = hint;
+        self
+    }
+
+    /// The caching hint of every list result (default: stale, private).
+    pub fn list_cache(mut self, hint: CacheHint) -> Self {
+        self.cache.lists = hint;
+        self
+    }
+
+    /// Registers a tool.
+    pub fn tool(mut self, handler: impl ToolHandler) -> Self {
+        self.tools.push(Arc::new(handler));
+        self
+    }
+
+    /// Registers a prompt.
+    pub fn prompt(mut self, handler: impl PromptHandler) -> Self {
+        self.prompts.push(Arc::new(handler));
+        self
+    }
+
+    /// Registers a resource with a fixed URI.
+    pub fn resource(mut self, handler: impl ResourceHandler) -> Self {
+        self.resources.push(Arc::new(handler));
+        self
+    }
+
+    /// Registers a resource template. Templates are tried in registration
+    /// order, after the fixed resources.
+    pub fn resource_template(mut self, handler: impl ResourceTemplateHandler) -> Self {
+        self.templates.push(Arc::new(handler));
+        self
+    }
+
+    /// Sets the handler of `completion/complete` (and advertises `completions`).
+    pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
+        self.completion = Some(Arc::new(handler));
+        self
+    }
+
+    /// Registers a handler for a method outside the core set.
+    pub fn method(mut self, handler: impl MethodHandler) -> Self {
+        self.methods.push(Arc::new(handler));
+        self
+    }
+
+    /// Checks everything and builds the server: duplicate names, invalid
+    /// tool names, input schemas whose root is not an object, and malformed
+    /// URI templates are all reported together.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let mut problems = Vec::new();
+
+        let mut tools = Table::default();
+        for handler in self.tools {
+            let tool = handler.descriptor();
+            if !valid_tool_name(&tool.name) {
+                problems.push(format!(
+                    "tool name {:?} must be 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`",
+                    tool.name
+                ));
+            }
+            if tool.input_schema.get("type") != Some(&Value::from("object")) {
+                problems.push(format!(
+                    "tool {:?}: the input schema's root must have \"type\": \"object\"",
+                    tool.name
+                ));
+            }
+            let name = tool.name.clone();
+            if !tools.insert(name.clone(), tool, handler) {
+                problems.push(format!("two tools are named {name:?}"));
+            }
+        }
+
+        let mut prompts = Table::default();
+        for handler in self.prompts {
+            let prompt = handler.descriptor();
+            let name = prompt.name.clone();
+            if name.is_empty() {
+                problems.push("a prompt has an empty name".to_owned());
+            }
+            if !prompts.insert(name.clone(), prompt, handler) {
+                problems.push(format!("two prompts are named {name:?}"));
+            }
+        }
+
+        let mut resources = Table::default();
+        for handler in self.resources {
+            let resource = handler.descriptor();
+            let uri = resource.uri.clone();
+            if !resources.insert(uri.clone(), resource, handler) {
+                problems.push(format!("two resources have the URI {uri:?}"));
+            }
+        }
+
+        let mut templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)> = Vec::new();
+        for handler in self.templates {
+            let descriptor = handler.descriptor();
+            if templates
+                .iter()
+                .any(|(t, _)| t.descriptor.uri_template == descriptor.uri_template)
+            {
+                problems.push(format!(
+                    "two resource templates are {:?}",
+                    descriptor.uri_template
+                ));
+                continue;
+            }
+            match UriTemplate::parse(&descriptor.uri_template) {
+                Some(matcher) => templates.push((
+                    TemplateEntry {
+                        descriptor,
+                        matcher,
+                    },
+                    handler,
+                )),
+                None => problems.push(format!(
+                    "resource template {:?} is not a template of literal text and {{name}} variables",
+                    descriptor.uri_template
+                )),
+            }
+        }
+
+        let mut methods = HashMap::new();
+        for handler in self.methods {
+            let method = handler.method().to_owned();
+            if CORE_METHODS.contains(&method.as_str()) {
+                problems.push(format!(
+                    "{method:?} is a core method and cannot be replaced"
+                ));
+            } else if methods.insert(method.clone(), handler).is_some() {
+                problems.push(format!("two handlers serve the method {method:?}"));
+            }
+        }
+
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+
+        let capabilities = ServerCapabilities {
+            tools: (!tools.is_empty()).then(ListChangedCapability::default),
+            prompts: (!prompts.is_empty()).then(ListChangedCapability::default),
+            resources: (!resources.is_empty() || !templates.is_empty())
+                .then(ResourcesCapability::default),
+            completions: self.completion.is_some().then(JsonObject::new),
+            ..ServerCapabilities::default()
+        };
+        let result_meta = self.server_info_in_results.then(|| {
+            let mut meta = JsonObject::new();
+            meta.insert(
+                meta_keys::SERVER_INFO.to_owned(),
+                serde_json::to_value(&self.info).unwrap_or(Value::Null),
+            );
+            meta
+        });
+
+        Ok(Server {
+            inner: Arc::new(Registry {
+                info: self.info,
+                result_meta,
+                instructions: self.instructions,
+                capabilities,
+                cache: self.cache,
+                tools,
+                prompts,
+                resources,
+                templates,
+                completion: self.completion,
+                methods,
+            }),
+        })
+    }
+}
+
+fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}

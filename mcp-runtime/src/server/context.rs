@@ -1,0 +1,149 @@
+//! The context every handler receives.
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::ReceiveContext;
+use crate::schema::{
+    ClientCapabilities, InputResponses, JsonRpcNotification, LoggingLevel,
+    LoggingMessageNotificationParams, ProgressNotificationParams, RequestId, RequestMeta,
+    notification_methods,
+};
+
+/// Carries the notifications a handler emits (progress, log messages) to
+/// the transport, already serialised. A disabled notifier drops them.
+#[derive(Debug, Clone, Default)]
+pub struct Notifier {
+    tx: Option<mpsc::Sender<String>>,
+}
+
+impl Notifier {
+    /// A notifier that sends serialised notifications on `tx`.
+    pub fn new(tx: mpsc::Sender<String>) -> Self {
+        Self { tx: Some(tx) }
+    }
+
+    /// A notifier that drops everything (the transport cannot stream).
+    pub fn disabled() -> Self {
+        Self { tx: None }
+    }
+
+    async fn send<P: Serialize>(&self, method: &str, params: P) -> bool {
+        let Some(tx) = &self.tx else { return false };
+        match serde_json::to_string(&JsonRpcNotification::new(method, params)) {
+            Ok(line) => tx.send(line).await.is_ok(),
+            Err(error) => {
+                tracing::error!(%error, method, "could not serialise a notification");
+                false
+            }
+        }
+    }
+}
+
+/// What a handler knows about the request it serves.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub(crate) request_id: RequestId,
+    pub(crate) method: std::borrow::Cow<'static, str>,
+    pub(crate) meta: RequestMeta,
+    pub(crate) input_responses: Option<InputResponses>,
+    pub(crate) request_state: Option<String>,
+    pub(crate) receive: ReceiveContext,
+    pub(crate) notifier: Notifier,
+}
+
+impl Context {
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.request_id
+    }
+
+    /// The method being served, e.g. `tools/call`.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The parsed per-request `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.meta
+    }
+
+    /// The client's capabilities for this request. Never inferred from
+    /// earlier requests: each request declares its own.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.meta.client_capabilities
+    }
+
+    /// The newest round's `inputResponses`, as the client sent them. Only
+    /// the newest round is ever sent: earlier answers travel in the state.
+    pub fn input_responses(&self) -> Option<&InputResponses> {
+        self.input_responses.as_ref()
+    }
+
+    /// The raw answer under `key` in the newest round, if any.
+    pub fn input_response(&self, key: &str) -> Option<&Value> {
+        self.input_responses.as_ref()?.get(key)
+    }
+
+    /// The `requestState` the client echoed, exactly as received.
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// Transport-level facts: transport kind, caller, headers.
+    pub fn receive(&self) -> &ReceiveContext {
+        &self.receive
+    }
+
+    /// Reports progress, if the request carried a `progressToken` and the
+    /// transport can stream. Returns whether the notification was sent.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(token) = self.meta.progress_token.clone() else {
+            return false;
+        };
+        let params = ProgressNotificationParams {
+            progress_token: token,
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        self.notifier
+            .send(notification_methods::PROGRESS, params)
+            .await
+    }
+
+    /// Sends a log message, if the request's `_meta` asked for a level at
+    /// or below `level`. Without a requested level nothing is sent.
+    /// Logging is deprecated in 2026-07-28 but still part of it.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        match self.meta.log_level {
+            Some(wanted) if level >= wanted => {}
+            _ => return false,
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            meta: None,
+        };
+        self.notifier
+            .send(notification_methods::MESSAGE, params)
+            .await
+    }
+
+    /// A context for calling a handler directly (tests, embedding): no
+    /// transport, no caller, no notifications.
+    pub fn detached(method: &'static str, meta: RequestMeta) -> Self {
+        Self {
+            request_id: RequestId::Number(0),
+            method: std::borrow::Cow::Borrowed(method),
+            meta,
+            input_responses: None,
+            request_state: None,
+            receive: ReceiveContext::new(super::TransportKind::InProcess),
+            notifier: Notifier::disabled(),
+        }
+    }
+}

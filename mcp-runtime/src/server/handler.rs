@@ -1,0 +1,136 @@
+//! One trait per kind of handler. The macros implement them; hand-written
+//! implementations work the same way.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use super::Context;
+use crate::schema::{
+    CallToolResult, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
+    GetPromptResult, InputRequiredResult, JsonObject, McpError, Prompt, ReadResourceResult,
+    Resource, ResourceTemplate, Tool,
+};
+
+/// A boxed, `Send` future: what handler methods return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a `tools/call`, `prompts/get` or `resources/read` handler answers:
+/// its result, or a request for input followed by a retry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<T> {
+    /// The final result.
+    Complete(T),
+    /// Ask the client for input; it will call the same method again.
+    InputRequired(InputRequiredResult),
+}
+
+impl<T> Outcome<T> {
+    /// Maps the complete result, leaving an input request as it is.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        match self {
+            Self::Complete(value) => Outcome::Complete(f(value)),
+            Self::InputRequired(ask) => Outcome::InputRequired(ask),
+        }
+    }
+}
+
+/// Serves one tool.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool handler",
+    note = "annotate an async fn with `#[tool]`, or implement `ToolHandler` by hand"
+)]
+pub trait ToolHandler: Send + Sync + 'static {
+    /// The tool's descriptor, read once when the server is built.
+    fn descriptor(&self) -> Tool;
+
+    /// Runs the tool. `arguments` is `{}` when the client sent none. A
+    /// failure of the tool itself belongs in a result with `isError: true`;
+    /// an `Err` is a protocol error (`-32602` for invalid arguments).
+    fn call(
+        &self,
+        arguments: JsonObject,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>>;
+}
+
+/// Serves one prompt.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt handler",
+    note = "annotate an async fn with `#[prompt]`, or implement `PromptHandler` by hand"
+)]
+pub trait PromptHandler: Send + Sync + 'static {
+    /// The prompt's descriptor, read once when the server is built.
+    /// Required arguments it declares are checked before [`Self::get`] runs.
+    fn descriptor(&self) -> Prompt;
+
+    /// Renders the prompt.
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>>;
+}
+
+/// Serves one resource with a fixed URI.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource handler",
+    note = "annotate an async fn with `#[resource(uri = \"...\")]`, or implement `ResourceHandler` by hand"
+)]
+pub trait ResourceHandler: Send + Sync + 'static {
+    /// The resource's descriptor, read once when the server is built.
+    fn descriptor(&self) -> Resource;
+
+    /// Reads the resource.
+    fn read(&self, ctx: Context) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>>;
+}
+
+/// Serves every resource whose URI matches a template.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource template handler",
+    note = "annotate an async fn with `#[resource(uri_template = \"...\")]`, or implement `ResourceTemplateHandler` by hand"
+)]
+pub trait ResourceTemplateHandler: Send + Sync + 'static {
+    /// The template's descriptor, read once when the server is built. Its
+    /// `uriTemplate` decides which URIs reach [`Self::read`].
+    fn descriptor(&self) -> ResourceTemplate;
+
+    /// Reads the resource `uri`; `variables` holds the template's variables.
+    fn read(
+        &self,
+        uri: String,
+        variables: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>>;
+}
+
+/// Answers `completion/complete`.
+pub trait CompletionHandler: Send + Sync + 'static {
+    /// Suggests values for `argument` of `reference`.
+    fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: CompletionArgument,
+        context: Option<CompletionContext>,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<CompleteResult, McpError>>;
+}
+
+/// Serves a method outside the core set (an extension's method).
+///
+/// Its result gets `resultType: "complete"` unless it carries its own.
+/// Only `tools/call`, `prompts/get` and `resources/read` may ask for input:
+/// an [`Outcome::InputRequired`] from here is refused with `-32603`.
+pub trait MethodHandler: Send + Sync + 'static {
+    /// The method name, e.g. `io.example/frobnicate`.
+    fn method(&self) -> &str;
+
+    /// Handles one request; `params` excludes nothing (it holds `_meta`).
+    fn handle(
+        &self,
+        params: JsonObject,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<Value>, McpError>>;
+}

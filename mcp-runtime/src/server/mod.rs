@@ -1,0 +1,55 @@
+//! The server: builder, handler traits, request context, and dispatch.
+//!
+//! A request walks one path (see `dispatch`): its `_meta` is validated,
+//! HTTP headers are compared with the body, the protocol version is
+//! checked, the method and its target are resolved, the handler runs, and
+//! its result gets `resultType`, caching hints and `serverInfo` before it
+//! is serialised once.
+
+mod builder;
+mod context;
+mod dispatch;
+mod handler;
+mod headers;
+mod incoming;
+mod receive;
+mod registry;
+mod uri_template;
+
+pub use builder::{BuildError, ServerBuilder};
+pub use context::{Context, Notifier};
+pub use dispatch::Response;
+pub use handler::{
+    BoxFuture, CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,
+    ResourceTemplateHandler, ToolHandler,
+};
+pub use incoming::{Incoming, Request, parse_message};
+pub use receive::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
+pub use uri_template::UriTemplate;
+
+use std::sync::Arc;
+
+/// A configured MCP server. Cheap to clone; share it across transports.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<registry::Registry>,
+}
+
+impl Server {
+    /// Starts building a server that identifies itself as `name` `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(name, version)
+    }
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.inner.info.name)
+            .field("tools", &self.inner.tools.len())
+            .field("prompts", &self.inner.prompts.len())
+            .field("resources", &self.inner.resources.len())
+            .field("resource_templates", &self.inner.templates.len())
+            .finish()
+    }
+}

@@ -1,0 +1,86 @@
+//! The registered handlers and the server's fixed configuration.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::uri_template::UriTemplate;
+use super::{
+    CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ResourceTemplateHandler,
+    ToolHandler,
+};
+use crate::schema::{
+    CacheHint, Implementation, JsonObject, Prompt, Resource, ResourceTemplate, ServerCapabilities,
+    Tool,
+};
+
+/// Handlers of one kind in registration order, with an index by key.
+pub(crate) struct Table<D, H: ?Sized> {
+    entries: Vec<(D, Arc<H>)>,
+    index: HashMap<String, usize>,
+}
+
+impl<D, H: ?Sized> Default for Table<D, H> {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+}
+
+impl<D, H: ?Sized> Table<D, H> {
+    /// Adds an entry under `key`; `false` if the key is taken.
+    pub(crate) fn insert(&mut self, key: String, descriptor: D, handler: Arc<H>) -> bool {
+        if self.index.contains_key(&key) {
+            return false;
+        }
+        self.index.insert(key, self.entries.len());
+        self.entries.push((descriptor, handler));
+        true
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<&(D, Arc<H>)> {
+        self.index.get(key).and_then(|&i| self.entries.get(i))
+    }
+
+    pub(crate) fn descriptors(&self) -> impl Iterator<Item = &D> {
+        self.entries.iter().map(|(d, _)| d)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// A resource template with its parsed matcher.
+pub(crate) struct TemplateEntry {
+    pub(crate) descriptor: ResourceTemplate,
+    pub(crate) matcher: UriTemplate,
+}
+
+/// Caching hints the server attaches to cacheable results.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CachePolicy {
+    pub(crate) discover: CacheHint,
+    pub(crate) lists: CacheHint,
+}
+
+/// Everything a built server holds; immutable after `build()`.
+pub(crate) struct Registry {
+    pub(crate) info: Implementation,
+    /// `{"io.modelcontextprotocol/serverInfo": ...}`, ready to put in result `_meta`.
+    pub(crate) result_meta: Option<JsonObject>,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) cache: CachePolicy,
+    pub(crate) tools: Table<Tool, dyn ToolHandler>,
+    pub(crate) prompts: Table<Prompt, dyn PromptHandler>,
+    pub(crate) resources: Table<Resource, dyn ResourceHandler>,
+    pub(crate) templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)>,
+    pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
+}

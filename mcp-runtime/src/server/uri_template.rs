@@ -1,0 +1,114 @@
+//! Matching URIs against simple RFC 6570 templates (`{var}` expressions).
+
+use std::collections::BTreeMap;
+
+/// A parsed URI template of literal text and `{name}` variables.
+///
+/// A variable matches one or more characters up to the next literal of the
+/// template, and never a `/` (level 1 simple expansion of a path segment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UriTemplate {
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Variable(String),
+}
+
+impl UriTemplate {
+    /// Parses `template`; `None` when braces are unbalanced, a variable is
+    /// unnamed, or two variables touch (which would be ambiguous).
+    pub fn parse(template: &str) -> Option<Self> {
+        let mut parts = Vec::new();
+        let mut rest = template;
+        while !rest.is_empty() {
+            match rest.find('{') {
+                Some(0) => {
+                    let end = rest.find('}')?;
+                    let name = &rest[1..end];
+                    let valid = !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+                    if !valid || matches!(parts.last(), Some(Part::Variable(_))) {
+                        return None;
+                    }
+                    parts.push(Part::Variable(name.to_owned()));
+                    rest = &rest[end + 1..];
+                }
+                Some(start) => {
+                    let literal = &rest[..start];
+                    if literal.contains('}') {
+                        return None;
+                    }
+                    parts.push(Part::Literal(literal.to_owned()));
+                    rest = &rest[start..];
+                }
+                None => {
+                    if rest.contains('}') {
+                        return None;
+                    }
+                    parts.push(Part::Literal(rest.to_owned()));
+                    rest = "";
+                }
+            }
+        }
+        Some(Self { parts })
+    }
+
+    /// The variables of `uri` if it matches, by name.
+    pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        let mut variables = BTreeMap::new();
+        let mut rest = uri;
+        let mut parts = self.parts.iter().peekable();
+        while let Some(part) = parts.next() {
+            match part {
+                Part::Literal(literal) => rest = rest.strip_prefix(literal.as_str())?,
+                Part::Variable(name) => {
+                    let end = match parts.peek() {
+                        Some(Part::Literal(next)) => rest.find(next.as_str())?,
+                        _ => rest.len(),
+                    };
+                    let value = &rest[..end];
+                    if value.is_empty() || value.contains('/') {
+                        return None;
+                    }
+                    variables.insert(name.clone(), value.to_owned());
+                    rest = &rest[end..];
+                }
+            }
+        }
+        rest.is_empty().then_some(variables)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UriTemplate;
+
+    #[test]
+    fn matches_one_variable_between_literals() {
+        let t = UriTemplate::parse("test://template/{id}/data").unwrap();
+        let vars = t.matches("test://template/123/data").unwrap();
+        assert_eq!(vars.get("id").map(String::as_str), Some("123"));
+        assert!(t.matches("test://template/123/other").is_none());
+        assert!(t.matches("test://template//data").is_none());
+        assert!(t.matches("test://template/1/2/data").is_none());
+    }
+
+    #[test]
+    fn trailing_variable_takes_the_rest() {
+        let t = UriTemplate::parse("file:///{name}").unwrap();
+        assert_eq!(t.matches("file:///a.txt").unwrap()["name"], "a.txt");
+    }
+
+    #[test]
+    fn rejects_malformed_templates() {
+        assert!(UriTemplate::parse("x/{").is_none());
+        assert!(UriTemplate::parse("x/{}").is_none());
+        assert!(UriTemplate::parse("x/{a}{b}").is_none());
+        assert!(UriTemplate::parse("x/}").is_none());
+    }
+}
