@@ -31,3 +31,8 @@
 pub mod schema;
 pub mod server;
 pub mod transport;
+
+/// The README's examples, compiled as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

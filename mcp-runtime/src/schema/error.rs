@@ -97,7 +97,7 @@ pub enum McpError {
     /// `-32021`: the request needs client capabilities that were not declared.
     MissingClientCapability {
         /// The capabilities that are required, as a capabilities object.
-        required: ClientCapabilities,
+        required: Box<ClientCapabilities>,
     },
     /// `-32022`: the request's protocol version is not supported.
     UnsupportedProtocolVersion {

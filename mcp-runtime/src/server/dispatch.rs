@@ -506,14 +506,13 @@ fn finish_custom(registry: &Registry, value: Value) -> Result<String, McpError> 
     object
         .entry("resultType")
         .or_insert_with(|| Value::from(ResultType::Complete.as_str()));
-    if let Some(server_meta) = &registry.result_meta {
-        if let Value::Object(meta) = object
+    if let Some(server_meta) = &registry.result_meta
+        && let Value::Object(meta) = object
             .entry("_meta")
             .or_insert_with(|| Value::Object(JsonObject::new()))
-        {
-            for (key, value) in server_meta {
-                meta.entry(key.clone()).or_insert_with(|| value.clone());
-            }
+    {
+        for (key, value) in server_meta {
+            meta.entry(key.clone()).or_insert_with(|| value.clone());
         }
     }
     serde_json::to_string(&object)
@@ -537,7 +536,9 @@ fn finish_input_required(
         capabilities,
     );
     if let Some(required) = missing {
-        return Err(McpError::MissingClientCapability { required });
+        return Err(McpError::MissingClientCapability {
+            required: Box::new(required),
+        });
     }
     finish(registry, ask)
 }

@@ -1,0 +1,368 @@
+//! The server over real HTTP on 127.0.0.1: caller identity, SSE streaming
+//! of notifications, panics and misbehaving handlers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+
+use mcp_runtime::schema::{
+    CallToolResult, ElicitRequestParams, ElicitRequestUrlParams, GetPromptResult, InputRequest,
+    InputRequiredResult, JsonObject, LoggingLevel, McpError, Prompt, PromptMessage, Tool, UrlMode,
+};
+use mcp_runtime::server::{
+    BoxFuture, Caller, Context, MethodHandler, Outcome, PromptHandler, Server, ToolHandler,
+};
+use mcp_runtime::transport::http::HttpTransport;
+use serde_json::{Value, json};
+
+/// A tool whose behaviour is chosen by its name.
+struct Probe(&'static str);
+
+impl ToolHandler for Probe {
+    fn descriptor(&self) -> Tool {
+        Tool::new(self.0, "A probe tool for tests.")
+    }
+
+    fn call(
+        &self,
+        _arguments: JsonObject,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+        Box::pin(async move {
+            match self.0 {
+                "whoami" => {
+                    let caller = ctx.receive().caller.clone().unwrap();
+                    Ok(Outcome::Complete(CallToolResult::text(format!(
+                        "{}|{}",
+                        caller.subject,
+                        caller.client_id.as_deref().unwrap_or("-")
+                    ))))
+                }
+                "progress" => {
+                    for step in [0.0, 50.0, 100.0] {
+                        ctx.progress(step, Some(100.0), None).await;
+                    }
+                    Ok(Outcome::Complete(CallToolResult::text("done")))
+                }
+                "logs" => {
+                    ctx.log(LoggingLevel::Debug, None, json!("debug detail"))
+                        .await;
+                    ctx.log(LoggingLevel::Warning, Some("probe"), json!("careful"))
+                        .await;
+                    Ok(Outcome::Complete(CallToolResult::text("logged")))
+                }
+                "panics" => panic!("boom"),
+                "asks_url" => Ok(Outcome::InputRequired(InputRequiredResult::ask(
+                    "pay",
+                    InputRequest::Elicitation(ElicitRequestParams::Url(ElicitRequestUrlParams {
+                        mode: UrlMode::Url,
+                        message: "Pay first.".into(),
+                        url: "https://pay.example/s/1".into(),
+                    })),
+                ))),
+                "asks_nothing" => Ok(Outcome::InputRequired(InputRequiredResult {
+                    input_requests: None,
+                    request_state: None,
+                    ..InputRequiredResult::retry_with_state("x")
+                })),
+                other => unreachable!("no probe {other}"),
+            }
+        })
+    }
+}
+
+/// An extension method that wrongly asks for input.
+struct Extension;
+
+impl MethodHandler for Extension {
+    fn method(&self) -> &str {
+        "io.example/ask"
+    }
+
+    fn handle(&self, _: JsonObject, _: Context) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
+        Box::pin(async {
+            Ok(Outcome::InputRequired(
+                InputRequiredResult::retry_with_state("s"),
+            ))
+        })
+    }
+}
+
+struct NeedsArgs;
+
+impl PromptHandler for NeedsArgs {
+    fn descriptor(&self) -> Prompt {
+        Prompt::new("needs_args", "Needs arg1.").with_argument(
+            mcp_runtime::schema::PromptArgument::required("arg1", "First."),
+        )
+    }
+
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        _: Context,
+    ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>> {
+        Box::pin(async move {
+            Ok(Outcome::Complete(GetPromptResult::new(vec![
+                PromptMessage::user(arguments["arg1"].clone()),
+            ])))
+        })
+    }
+}
+
+fn server() -> Server {
+    let mut builder = Server::builder("probe", "1.0.0");
+    for name in [
+        "whoami",
+        "progress",
+        "logs",
+        "panics",
+        "asks_url",
+        "asks_nothing",
+    ] {
+        builder = builder.tool(Probe(name));
+    }
+    builder.prompt(NeedsArgs).method(Extension).build().unwrap()
+}
+
+struct Running {
+    url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+async fn start(transport: HttpTransport) -> Running {
+    let bound = transport.bind("127.0.0.1:0").await.unwrap();
+    let url = bound.url();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(bound.serve_until(async {
+        let _ = stopped.await;
+    }));
+    Running {
+        url,
+        stop: Some(stop),
+    }
+}
+
+fn meta(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    if let (Some(m), Value::Object(extra)) = (meta.as_object_mut(), extra) {
+        m.extend(extra);
+    }
+    meta
+}
+
+async fn post(url: &str, body: Value, token: Option<&str>) -> (u16, String, String) {
+    let method = body["method"].as_str().unwrap().to_owned();
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = body["params"]["name"].as_str() {
+        request = request.header("mcp-name", name);
+    }
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.body(body.to_string()).send().await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, content_type, response.text().await.unwrap())
+}
+
+fn call(id: i64, tool: &str, meta_extra: Value) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+           "params":{"_meta": meta(meta_extra), "name": tool}})
+}
+
+fn sse_data(body: &str) -> Vec<Value> {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_authenticated_caller_reaches_the_handler() {
+    let transport = HttpTransport::new(server()).authenticate(|token: &str| {
+        (token == "secret-token").then(|| Caller::new("alice").with_client_id("cli"))
+    });
+    let running = start(transport).await;
+
+    let (status, _, body) = post(&running.url, call(1, "whoami", json!({})), None).await;
+    assert_eq!(status, 401, "{body}");
+    let (status, _, _) = post(&running.url, call(2, "whoami", json!({})), Some("wrong")).await;
+    assert_eq!(status, 401);
+    let (status, _, body) = post(
+        &running.url,
+        call(3, "whoami", json!({})),
+        Some("secret-token"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["result"]["content"][0]["text"], "alice|cli");
+}
+
+#[tokio::test]
+async fn progress_streams_as_sse_before_the_result() {
+    let running = start(HttpTransport::new(server())).await;
+    let (status, content_type, body) = post(
+        &running.url,
+        call(7, "progress", json!({"progressToken": "tok-1"})),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(content_type, "text/event-stream");
+    let frames = sse_data(&body);
+    assert_eq!(frames.len(), 4, "{body}");
+    for (frame, expected) in frames.iter().zip([0.0, 50.0, 100.0]) {
+        assert_eq!(frame["method"], "notifications/progress");
+        assert_eq!(frame["params"]["progressToken"], "tok-1");
+        assert_eq!(frame["params"]["progress"], expected);
+    }
+    assert_eq!(frames[3]["id"], 7);
+    assert_eq!(frames[3]["result"]["content"][0]["text"], "done");
+
+    // Without a progress token the same tool answers plain JSON.
+    let (_, content_type, body) = post(&running.url, call(8, "progress", json!({})), None).await;
+    assert_eq!(content_type, "application/json");
+    assert!(!body.contains("notifications/progress"));
+}
+
+#[tokio::test]
+async fn log_messages_only_at_the_requested_level() {
+    let running = start(HttpTransport::new(server())).await;
+    let (_, content_type, body) = post(&running.url, call(1, "logs", json!({})), None).await;
+    assert_eq!(
+        content_type, "application/json",
+        "no logLevel, no log frames: {body}"
+    );
+
+    let with_level = json!({"io.modelcontextprotocol/logLevel": "info"});
+    let (_, content_type, body) = post(&running.url, call(2, "logs", with_level), None).await;
+    assert_eq!(content_type, "text/event-stream");
+    let frames = sse_data(&body);
+    assert_eq!(frames.len(), 2, "only the warning passes `info`: {body}");
+    assert_eq!(frames[0]["method"], "notifications/message");
+    assert_eq!(frames[0]["params"]["level"], "warning");
+    assert_eq!(frames[0]["params"]["logger"], "probe");
+
+    let bad_level = json!({"io.modelcontextprotocol/logLevel": "loud"});
+    let (status, _, body) = post(&running.url, call(3, "logs", bad_level), None).await;
+    assert_eq!(status, 400);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_an_internal_error() {
+    let running = start(HttpTransport::new(server())).await;
+    let (status, _, body) = post(&running.url, call(5, "panics", json!({})), None).await;
+    assert_eq!(status, 200);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["id"], 5);
+    assert_eq!(body["error"]["code"], -32603);
+    assert!(
+        !body.to_string().contains("boom"),
+        "details stay in the log"
+    );
+}
+
+#[tokio::test]
+async fn input_required_from_another_method_is_an_internal_error() {
+    let running = start(HttpTransport::new(server())).await;
+    let body = json!({"jsonrpc":"2.0","id":9,"method":"io.example/ask","params":{"_meta": meta(json!({}))}});
+    let (_, _, body) = post(&running.url, body, None).await;
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32603);
+}
+
+#[tokio::test]
+async fn an_empty_input_required_result_is_an_internal_error() {
+    let running = start(HttpTransport::new(server())).await;
+    let (_, _, body) = post(&running.url, call(4, "asks_nothing", json!({})), None).await;
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32603);
+}
+
+#[tokio::test]
+async fn asking_for_an_undeclared_capability_is_refused() {
+    let running = start(HttpTransport::new(server())).await;
+    // `elicitation: {}` means form only, so a URL ask needs `elicitation.url`.
+    let form_only = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let (status, _, body) = post(&running.url, call(1, "asks_url", form_only), None).await;
+    assert_eq!(status, 400);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32021);
+    assert_eq!(
+        body["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {"url": {}}})
+    );
+
+    let url_mode =
+        json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}});
+    let (status, _, body) = post(&running.url, call(2, "asks_url", url_mode), None).await;
+    assert_eq!(status, 200);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["result"]["resultType"], "input_required");
+    assert_eq!(
+        body["result"]["inputRequests"]["pay"]["params"]["mode"],
+        "url"
+    );
+}
+
+#[tokio::test]
+async fn missing_required_prompt_arguments_are_invalid_params() {
+    let running = start(HttpTransport::new(server())).await;
+    let body = json!({"jsonrpc":"2.0","id":3,"method":"prompts/get",
+        "params":{"_meta": meta(json!({})), "name": "needs_args", "arguments": {}}});
+    let (_, _, text) = post(&running.url, body, None).await;
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(parsed["error"]["code"], -32602);
+    assert!(
+        parsed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("arg1")
+    );
+}
+
+#[test]
+fn the_builder_reports_every_problem() {
+    let error = Server::builder("dup", "1")
+        .tool(Probe("whoami"))
+        .tool(Probe("whoami"))
+        .tool(Probe("bad name!"))
+        .method(Extension)
+        .method(Extension)
+        .build()
+        .unwrap_err();
+    let problems = error.problems().join("\n");
+    assert!(
+        problems.contains("two tools are named \"whoami\""),
+        "{problems}"
+    );
+    assert!(problems.contains("\"bad name!\""), "{problems}");
+    assert!(
+        problems.contains("two handlers serve the method"),
+        "{problems}"
+    );
+}
