@@ -64,12 +64,19 @@ impl InputRequest {
 impl Serialize for InputRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut out = s.serialize_struct("InputRequest", 2)?;
+        // `roots/list` has no parameters: its `params` is optional in the
+        // schema and the specification's example omits it.
+        let len = if matches!(self, Self::ListRoots) {
+            1
+        } else {
+            2
+        };
+        let mut out = s.serialize_struct("InputRequest", len)?;
         out.serialize_field("method", self.method())?;
         match self {
             Self::Elicitation(params) => out.serialize_field("params", params)?,
             Self::Sampling(params) => out.serialize_field("params", params)?,
-            Self::ListRoots => out.serialize_field("params", &JsonObject::new())?,
+            Self::ListRoots => {}
         }
         out.end()
     }

@@ -15,11 +15,13 @@ mod input;
 mod jsonrpc;
 mod meta;
 mod notifications;
+mod params;
 mod prompts;
 mod resources;
 mod result;
 mod roots;
 mod sampling;
+mod subscriptions;
 mod tools;
 
 pub use capabilities::*;
@@ -32,11 +34,13 @@ pub use input::*;
 pub use jsonrpc::*;
 pub use meta::*;
 pub use notifications::*;
+pub use params::*;
 pub use prompts::*;
 pub use resources::*;
 pub use result::*;
 pub use roots::*;
 pub use sampling::*;
+pub use subscriptions::*;
 pub use tools::*;
 
 /// A JSON object: the type of `arguments`, `_meta`, capability payloads and

@@ -90,3 +90,36 @@ pub struct SubscriptionFilter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
 }
+
+/// Parameters of a notification that carries nothing but `_meta`
+/// (the `list_changed` notifications).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotificationParams {
+    /// Notification metadata (on a `subscriptions/listen` stream, the
+    /// subscription id).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl NotificationParams {
+    /// Params whose `_meta` names the `subscriptions/listen` stream they travel on.
+    pub fn for_subscription(subscription_id: &RequestId) -> Self {
+        let mut meta = JsonObject::new();
+        meta.insert(
+            super::meta_keys::SUBSCRIPTION_ID.into(),
+            serde_json::to_value(subscription_id).unwrap_or_default(),
+        );
+        Self { meta: Some(meta) }
+    }
+}
+
+/// Parameters of `notifications/resources/updated`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceUpdatedNotificationParams {
+    /// The URI of the resource that changed (possibly a sub-resource of the
+    /// subscribed one).
+    pub uri: String,
+    /// Notification metadata (carries the subscription id).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
