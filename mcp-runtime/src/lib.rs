@@ -28,9 +28,14 @@
 //! # Ok(()) }
 //! ```
 
+pub mod receive;
 pub mod schema;
 pub mod server;
+pub mod state;
 pub mod transport;
+
+/// A boxed, `Send` future: what handler and hook methods return.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// The README's examples, compiled as doctests so they cannot rot.
 #[cfg(doctest)]

@@ -1,4 +1,6 @@
-//! What a transport knows about a request beyond its body.
+//! What a transport knows about a request beyond its body: the transport,
+//! the authenticated caller, the MCP headers. Transports fill it in; the
+//! server and the request-state binding read it.
 
 use std::sync::Arc;
 

@@ -15,6 +15,7 @@ use crate::schema::{
     CacheHint, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
     ServerCapabilities, meta_keys,
 };
+use crate::state::{ReplayGuard, RequestStateSigner};
 
 /// Why a server could not be built. Every problem found is reported, not
 /// only the first.
@@ -69,6 +70,8 @@ pub struct ServerBuilder {
     templates: Vec<Arc<dyn ResourceTemplateHandler>>,
     completion: Option<Arc<dyn CompletionHandler>>,
     methods: Vec<Arc<dyn MethodHandler>>,
+    signer: Option<RequestStateSigner>,
+    replay_guard: Option<Arc<dyn ReplayGuard>>,
 }
 
 impl ServerBuilder {
@@ -84,6 +87,8 @@ impl ServerBuilder {
             templates: Vec::new(),
             completion: None,
             methods: Vec::new(),
+            signer: None,
+            replay_guard: None,
         }
     }
 
@@ -146,6 +151,24 @@ impl ServerBuilder {
     /// Sets the handler of `completion/complete` (and advertises `completions`).
     pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
         self.completion = Some(Arc::new(handler));
+        self
+    }
+
+    /// Verifies every echoed `requestState` with `signer` before the handler
+    /// runs, and checks every state a handler hands out against it.
+    ///
+    /// Without a signer the raw state reaches the handler and its integrity
+    /// is the handler's own concern.
+    pub fn request_state_signer(mut self, signer: RequestStateSigner) -> Self {
+        self.signer = Some(signer);
+        self
+    }
+
+    /// Makes every verified state single use: `guard` is consulted after
+    /// verification, and a second use gets the same error as a forged state.
+    /// Needs a signer.
+    pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
+        self.replay_guard = Some(Arc::new(guard));
         self
     }
 
@@ -243,6 +266,12 @@ impl ServerBuilder {
             }
         }
 
+        if self.replay_guard.is_some() && self.signer.is_none() {
+            problems.push(
+                "a replay guard needs a request-state signer (`request_state_signer`)".to_owned(),
+            );
+        }
+
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
@@ -277,6 +306,8 @@ impl ServerBuilder {
                 templates,
                 completion: self.completion,
                 methods,
+                signer: self.signer,
+                replay_guard: self.replay_guard,
             }),
         })
     }

@@ -1,15 +1,17 @@
 //! The context every handler receives.
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::ReceiveContext;
 use crate::schema::{
     ClientCapabilities, InputResponses, JsonRpcNotification, LoggingLevel,
-    LoggingMessageNotificationParams, ProgressNotificationParams, RequestId, RequestMeta,
+    LoggingMessageNotificationParams, McpError, ProgressNotificationParams, RequestId, RequestMeta,
     notification_methods,
 };
+use crate::state::RequestStateSigner;
 
 /// Carries the notifications a handler emits (progress, log messages) to
 /// the transport, already serialised. A disabled notifier drops them.
@@ -51,6 +53,10 @@ pub struct Context {
     pub(crate) request_state: Option<String>,
     pub(crate) receive: ReceiveContext,
     pub(crate) notifier: Notifier,
+    /// The verified payload of the echoed state (`None` on a first call).
+    pub(crate) state_payload: Option<Vec<u8>>,
+    /// The server's signer, bound to this request's binding.
+    pub(crate) signer: Option<RequestStateSigner>,
 }
 
 impl Context {
@@ -89,6 +95,43 @@ impl Context {
     /// The `requestState` the client echoed, exactly as received.
     pub fn request_state(&self) -> Option<&str> {
         self.request_state.as_deref()
+    }
+
+    /// The payload of the echoed `requestState`, verified under this
+    /// request's binding before the handler runs. `None` on a first call,
+    /// and always `None` when the server has no signer.
+    pub fn state_payload(&self) -> Option<&[u8]> {
+        self.state_payload.as_deref()
+    }
+
+    /// The verified state decoded from JSON. A payload that verified but does
+    /// not decode (minted by an older build, say) is refused with the same
+    /// `-32602` as a forged state; the reason is logged.
+    pub fn state<T: DeserializeOwned>(&self) -> Result<Option<T>, McpError> {
+        let Some(payload) = &self.state_payload else {
+            return Ok(None);
+        };
+        serde_json::from_slice(payload).map(Some).map_err(|error| {
+            tracing::warn!(%error, method = %self.method, "refused a requestState whose payload does not decode");
+            McpError::InvalidRequestState
+        })
+    }
+
+    /// The server's signer, already bound to this request (caller, method,
+    /// target, arguments), for minting the next state.
+    pub fn signer(&self) -> Option<&RequestStateSigner> {
+        self.signer.as_ref()
+    }
+
+    /// Mints the next `requestState` carrying `value` as JSON, bound to this
+    /// request. An error when the server has no signer.
+    pub fn mint_state<T: Serialize + ?Sized>(&self, value: &T) -> Result<String, McpError> {
+        let signer = self.signer.as_ref().ok_or_else(|| {
+            McpError::internal("a handler minted a requestState but the server has no signer")
+        })?;
+        signer
+            .sign_json(value)
+            .map_err(|e| McpError::internal(format!("could not mint a requestState: {e}")))
     }
 
     /// Transport-level facts: transport kind, caller, headers.
@@ -144,6 +187,8 @@ impl Context {
             request_state: None,
             receive: ReceiveContext::new(super::TransportKind::InProcess),
             notifier: Notifier::disabled(),
+            state_payload: None,
+            signer: None,
         }
     }
 }

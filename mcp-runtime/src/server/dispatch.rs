@@ -8,7 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::registry::Registry;
-use super::{Context, MethodHandler, Notifier, Outcome, ReceiveContext, Request, Server, headers};
+use super::{
+    Context, MethodHandler, Notifier, Outcome, ReceiveContext, Request, Server, headers, state_gate,
+};
 use crate::schema::{
     ClientCapabilities, CompleteRequestParams, DiscoverResult, ElicitRequestParams,
     ElicitationCapability, InputRequest, InputRequiredResult, InputResponses, JsonObject,
@@ -16,6 +18,7 @@ use crate::schema::{
     ListResourcesResult, ListToolsResult, McpError, RequestId, RequestMeta, ResultType,
     SUPPORTED_PROTOCOL_VERSIONS, SamplingCapability,
 };
+use crate::state::{BindingRequest, RequestStateSigner};
 
 /// The response to one request: a serialised result or an error.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,6 +199,8 @@ async fn dispatch(
         request_state,
         receive,
         notifier,
+        state_payload: None,
+        signer: None,
     };
     match route {
         Route::Discover => finish(registry, discover(registry)),
@@ -350,7 +355,7 @@ fn take_round_trip(
 async fn call_tool(
     registry: &Registry,
     mut params: JsonObject,
-    ctx: Context,
+    mut ctx: Context,
 ) -> Result<String, McpError> {
     let name = required_string(&params, "name")?;
     let arguments = match params.remove("arguments") {
@@ -364,17 +369,25 @@ async fn call_tool(
     if let Some(headers) = &ctx.receive.headers {
         headers::check_param_headers(headers, tool, &arguments)?;
     }
+    let binding = BindingRequest {
+        method: "tools/call",
+        target: &name,
+        arguments: &arguments,
+    };
+    let bound = state_gate::open(registry, &mut ctx, binding).await?;
     let capabilities = ctx.meta.client_capabilities.clone();
     match handler.call(arguments, ctx).await? {
         Outcome::Complete(result) => finish(registry, result),
-        Outcome::InputRequired(ask) => finish_input_required(registry, ask, &capabilities),
+        Outcome::InputRequired(ask) => {
+            finish_input_required(registry, ask, &capabilities, bound.as_ref())
+        }
     }
 }
 
 async fn get_prompt(
     registry: &Registry,
     mut params: JsonObject,
-    ctx: Context,
+    mut ctx: Context,
 ) -> Result<String, McpError> {
     let name = required_string(&params, "name")?;
     let arguments: BTreeMap<String, String> = match params.remove("arguments") {
@@ -406,38 +419,67 @@ async fn get_prompt(
             missing.join(", ")
         )));
     }
+    let bound = if registry.signer.is_some() {
+        let as_json: JsonObject = arguments
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        let binding = BindingRequest {
+            method: "prompts/get",
+            target: &name,
+            arguments: &as_json,
+        };
+        state_gate::open(registry, &mut ctx, binding).await?
+    } else {
+        None
+    };
     let capabilities = ctx.meta.client_capabilities.clone();
     match handler.get(arguments, ctx).await? {
         Outcome::Complete(result) => finish(registry, result),
-        Outcome::InputRequired(ask) => finish_input_required(registry, ask, &capabilities),
+        Outcome::InputRequired(ask) => {
+            finish_input_required(registry, ask, &capabilities, bound.as_ref())
+        }
     }
 }
 
 async fn read_resource(
     registry: &Registry,
     params: JsonObject,
-    ctx: Context,
+    mut ctx: Context,
 ) -> Result<String, McpError> {
     let uri = required_string(&params, "uri")?;
-    let capabilities = ctx.meta.client_capabilities.clone();
-    let outcome = if let Some((_, handler)) = registry.resources.get(&uri) {
-        handler.read(ctx).await?
-    } else {
-        let matched = registry
+    let fixed = registry.resources.get(&uri).map(|(_, handler)| handler);
+    let templated = match fixed {
+        Some(_) => None,
+        None => registry
             .templates
             .iter()
-            .find_map(|(entry, handler)| entry.matcher.matches(&uri).map(|vars| (handler, vars)));
-        match matched {
-            Some((handler, variables)) => handler.read(uri.clone(), variables, ctx).await?,
-            None => return Err(McpError::ResourceNotFound { uri }),
-        }
+            .find_map(|(entry, handler)| entry.matcher.matches(&uri).map(|vars| (handler, vars))),
+    };
+    if fixed.is_none() && templated.is_none() {
+        return Err(McpError::ResourceNotFound { uri });
+    }
+    let no_arguments = JsonObject::new();
+    let binding = BindingRequest {
+        method: "resources/read",
+        target: &uri,
+        arguments: &no_arguments,
+    };
+    let bound = state_gate::open(registry, &mut ctx, binding).await?;
+    let capabilities = ctx.meta.client_capabilities.clone();
+    let outcome = match (fixed, templated) {
+        (Some(handler), _) => handler.read(ctx).await?,
+        (None, Some((handler, variables))) => handler.read(uri.clone(), variables, ctx).await?,
+        (None, None) => return Err(McpError::ResourceNotFound { uri }),
     };
     match outcome {
         Outcome::Complete(result) if result.contents.is_empty() => {
             Err(McpError::ResourceNotFound { uri })
         }
         Outcome::Complete(result) => finish(registry, result),
-        Outcome::InputRequired(ask) => finish_input_required(registry, ask, &capabilities),
+        Outcome::InputRequired(ask) => {
+            finish_input_required(registry, ask, &capabilities, bound.as_ref())
+        }
     }
 }
 
@@ -520,17 +562,20 @@ fn finish_custom(registry: &Registry, value: Value) -> Result<String, McpError> 
 }
 
 /// Checks an outgoing input-required result: it must ask for something or
-/// carry state, and ask only for what the client declared it can do.
+/// carry state, its state must verify under the request's binding, and it
+/// may ask only for what the client declared it can do.
 fn finish_input_required(
     registry: &Registry,
     ask: InputRequiredResult,
     capabilities: &ClientCapabilities,
+    bound: Option<&RequestStateSigner>,
 ) -> Result<String, McpError> {
     if ask.input_requests.is_none() && ask.request_state.is_none() {
         return Err(McpError::internal(
             "a handler returned an input_required result with neither inputRequests nor requestState",
         ));
     }
+    state_gate::check_outgoing(bound, &ask)?;
     let missing = missing_capabilities(
         ask.input_requests.iter().flatten().map(|(_, r)| r),
         capabilities,

@@ -2,20 +2,16 @@
 //! implementations work the same way.
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::Pin;
 
 use serde_json::Value;
 
 use super::Context;
+use crate::BoxFuture;
 use crate::schema::{
     CallToolResult, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
     GetPromptResult, InputRequiredResult, JsonObject, McpError, Prompt, ReadResourceResult,
     Resource, ResourceTemplate, Tool,
 };
-
-/// A boxed, `Send` future: what handler methods return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a `tools/call`, `prompts/get` or `resources/read` handler answers:
 /// its result, or a request for input followed by a retry.

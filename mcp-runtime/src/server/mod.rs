@@ -12,19 +12,20 @@ mod dispatch;
 mod handler;
 mod headers;
 mod incoming;
-mod receive;
 mod registry;
+mod state_gate;
 mod uri_template;
 
+pub use crate::BoxFuture;
+pub use crate::receive::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
 pub use builder::{BuildError, ServerBuilder};
 pub use context::{Context, Notifier};
 pub use dispatch::Response;
 pub use handler::{
-    BoxFuture, CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,
+    CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,
     ResourceTemplateHandler, ToolHandler,
 };
 pub use incoming::{Incoming, Request, parse_message};
-pub use receive::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
 pub use uri_template::UriTemplate;
 
 use std::sync::Arc;

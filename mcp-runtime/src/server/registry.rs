@@ -12,6 +12,7 @@ use crate::schema::{
     CacheHint, Implementation, JsonObject, Prompt, Resource, ResourceTemplate, ServerCapabilities,
     Tool,
 };
+use crate::state::{ReplayGuard, RequestStateSigner};
 
 /// Handlers of one kind in registration order, with an index by key.
 pub(crate) struct Table<D, H: ?Sized> {
@@ -83,4 +84,6 @@ pub(crate) struct Registry {
     pub(crate) templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
+    pub(crate) signer: Option<RequestStateSigner>,
+    pub(crate) replay_guard: Option<Arc<dyn ReplayGuard>>,
 }

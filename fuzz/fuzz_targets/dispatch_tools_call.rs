@@ -1,0 +1,101 @@
+//! `tools/call` params with arbitrary `inputResponses` and `requestState`
+//! (and arbitrary whole messages) go through the real dispatch path of a
+//! server with a signer and a replay guard: an answer, never a panic.
+
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use mcp_runtime::schema::{
+    CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema,
+    InputRequest, InputRequiredResult, JsonObject, McpError, Tool,
+};
+use mcp_runtime::server::{
+    BoxFuture, Context, Incoming, Notifier, Outcome, ReceiveContext, Server, ToolHandler,
+    TransportKind, parse_message,
+};
+use mcp_runtime::state::{InMemoryReplayGuard, RequestStateSigner};
+use serde_json::{Value, json};
+
+struct Confirm;
+
+impl ToolHandler for Confirm {
+    fn descriptor(&self) -> Tool {
+        Tool::new("confirm", "Asks for a confirmation.")
+    }
+
+    fn call(&self, _: JsonObject, ctx: Context) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+        Box::pin(async move {
+            if ctx.state::<String>()?.is_some() && ctx.input_response("ok").is_some() {
+                return Ok(Outcome::Complete(CallToolResult::text("done")));
+            }
+            let form = ElicitRequestFormParams {
+                mode: None,
+                message: "Sure?".into(),
+                requested_schema: ElicitRequestedSchema::default(),
+            };
+            let ask = InputRequiredResult::ask("ok", InputRequest::Elicitation(ElicitRequestParams::Form(form)))
+                .with_state(ctx.mint_state("asked")?);
+            Ok(Outcome::InputRequired(ask))
+        })
+    }
+}
+
+fn server() -> &'static (Server, tokio::runtime::Runtime) {
+    static SERVER: OnceLock<(Server, tokio::runtime::Runtime)> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let signer = RequestStateSigner::new([9u8; 32]).unwrap_or_else(|e| unreachable!("{e}"));
+        let server = Server::builder("fuzz", "0")
+            .tool(Confirm)
+            .request_state_signer(signer)
+            .replay_guard(InMemoryReplayGuard::new())
+            .build()
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        (server, runtime)
+    })
+}
+
+fn dispatch(server: &Server, runtime: &tokio::runtime::Runtime, bytes: &[u8]) {
+    match parse_message(bytes) {
+        Ok(Incoming::Request(request)) => {
+            let response = runtime.block_on(server.handle_request(
+                request,
+                ReceiveContext::new(TransportKind::InProcess),
+                Notifier::disabled(),
+            ));
+            let json = response.to_json();
+            assert!(serde_json::from_str::<Value>(&json).is_ok(), "invalid JSON out: {json}");
+        }
+        Ok(Incoming::Notification { .. }) => {}
+        Err(response) => assert!(response.error_value().is_some()),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (server, runtime) = server();
+    // As a whole message.
+    dispatch(server, runtime, data);
+    // As the round-trip fields of a well-formed tools/call.
+    let split = data.iter().position(|&b| b == 0xFF).unwrap_or(data.len());
+    let state = String::from_utf8_lossy(&data[..split]).into_owned();
+    let rest = data.get(split + 1..).unwrap_or_default();
+    let responses = serde_json::from_slice::<Value>(rest)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(rest).into_owned()));
+    let message = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+            },
+            "name": "confirm",
+            "inputResponses": responses,
+            "requestState": state,
+        }
+    });
+    dispatch(server, runtime, message.to_string().as_bytes());
+});

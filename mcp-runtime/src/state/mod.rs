@@ -1,0 +1,20 @@
+//! Signed, bound, expiring `requestState`, and single use.
+//!
+//! See [`RequestStateSigner`] for the token and its binding, and
+//! [`ReplayGuard`] for single use. The guide `docs/asking-for-input.md`
+//! walks through the whole round trip.
+
+mod binding;
+mod clock;
+mod error;
+mod keys;
+mod replay;
+mod signer;
+mod token;
+
+pub use binding::{Binding, BindingRequest, arguments_digest};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{KeyError, StateError};
+pub use keys::{MIN_SECRET_BYTES, SigningKey};
+pub use replay::{InMemoryReplayGuard, ReplayError, ReplayGuard};
+pub use signer::{DEFAULT_TTL_SECONDS, MAX_STATE_BYTES, RequestStateSigner, VerifiedState};

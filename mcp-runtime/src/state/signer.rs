@@ -1,0 +1,336 @@
+//! `RequestStateSigner`: mints and verifies states under a binding policy.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
+
+use super::keys::SigningKey;
+use super::{
+    Binding, BindingRequest, Clock, KeyError, StateError, SystemClock, arguments_digest, token,
+};
+use crate::receive::ReceiveContext;
+
+/// The largest incoming state accepted: 16 KiB. Longer ones are refused
+/// before any decoding, and minting refuses to produce one.
+pub const MAX_STATE_BYTES: usize = 16 * 1024;
+
+/// The default lifetime of a state: ten minutes.
+pub const DEFAULT_TTL_SECONDS: u64 = 600;
+
+type Policy = dyn Fn(&BindingRequest<'_>, &ReceiveContext) -> Binding + Send + Sync;
+
+/// Signs the `requestState` a handler hands out and verifies the one a
+/// client echoes back.
+///
+/// A token carries a key id, an expiry and the payload, and is signed with
+/// HMAC-SHA256 over all of them plus a *binding* that is not stored in it:
+/// by default the authenticated subject, the method, the target (tool name,
+/// prompt name or resource URI) and a digest of the arguments. A state
+/// minted for one call therefore verifies for no other.
+///
+/// One key signs; any number of older keys still verify (selected by the
+/// key id in the token), so a fleet can roll keys without failing retries.
+/// [`Self::sealed`] encrypts payloads as well. Cloning is cheap.
+///
+/// ```
+/// use mcp_runtime::state::{Binding, RequestStateSigner};
+///
+/// let signer = RequestStateSigner::new([7u8; 32])?.ttl_seconds(300);
+/// let bound = signer.bind_to(Binding::empty().with("alice").with("tools/call"));
+/// let token = bound.sign(b"awaiting-confirmation")?;
+/// assert_eq!(bound.verify(&token)?.payload(), b"awaiting-confirmation");
+/// // Another binding: refused.
+/// assert!(signer.bind_to(Binding::empty().with("mallory")).verify(&token).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct RequestStateSigner {
+    config: Arc<Config>,
+    bound: Binding,
+}
+
+#[derive(Clone)]
+struct Config {
+    signing: SigningKey,
+    verifying: Vec<SigningKey>,
+    ttl_seconds: u64,
+    sealed: bool,
+    clock: Arc<dyn Clock>,
+    policy: Option<Arc<Policy>>,
+}
+
+/// A state that passed verification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedState {
+    payload: Vec<u8>,
+    expires_at: u64,
+    key_id: String,
+    fingerprint: [u8; 32],
+}
+
+impl VerifiedState {
+    /// The payload the handler minted.
+    pub fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// Takes the payload.
+    pub fn into_payload(self) -> Vec<u8> {
+        self.payload
+    }
+
+    /// Decodes a JSON payload into `T`.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, StateError> {
+        serde_json::from_slice(&self.payload).map_err(|e| StateError::Undecodable(e.to_string()))
+    }
+
+    /// When the state expires (Unix seconds).
+    pub fn expires_at(&self) -> u64 {
+        self.expires_at
+    }
+
+    /// The id of the key that signed it.
+    pub fn key_id(&self) -> &str {
+        &self.key_id
+    }
+
+    /// SHA-256 of the token: what a replay guard remembers.
+    pub fn fingerprint(&self) -> &[u8; 32] {
+        &self.fingerprint
+    }
+}
+
+impl RequestStateSigner {
+    /// A signer whose key comes from configuration. Refuses secrets under
+    /// 32 bytes.
+    pub fn new(secret: impl AsRef<[u8]>) -> Result<Self, KeyError> {
+        Ok(Self::with_keys(SigningKey::new(secret)?, []))
+    }
+
+    /// A signer with a random key: for a server whose states never outlive
+    /// its process (a restart or another instance refuses them).
+    pub fn generate() -> Result<Self, KeyError> {
+        Ok(Self::with_keys(SigningKey::generate()?, []))
+    }
+
+    /// A signer that signs with `signing` and also verifies states signed
+    /// by any of `verifying` (older keys during a rotation).
+    pub fn with_keys(signing: SigningKey, verifying: impl IntoIterator<Item = SigningKey>) -> Self {
+        let mut keys = vec![signing.clone()];
+        for key in verifying {
+            if keys.iter().all(|k| k.id() != key.id()) {
+                keys.push(key);
+            }
+        }
+        Self {
+            config: Arc::new(Config {
+                signing,
+                verifying: keys,
+                ttl_seconds: DEFAULT_TTL_SECONDS,
+                sealed: false,
+                clock: Arc::new(SystemClock),
+                policy: None,
+            }),
+            bound: Binding::empty(),
+        }
+    }
+
+    fn configure(mut self, change: impl FnOnce(&mut Config)) -> Self {
+        change(Arc::make_mut(&mut self.config));
+        self
+    }
+
+    /// How long a minted state stays valid (default 600 seconds).
+    pub fn ttl_seconds(self, seconds: u64) -> Self {
+        self.configure(|c| c.ttl_seconds = seconds)
+    }
+
+    /// Also accepts states signed by `key` (an older key being retired).
+    pub fn verify_also(self, key: SigningKey) -> Self {
+        self.configure(|c| {
+            if c.verifying.iter().all(|k| k.id() != key.id()) {
+                c.verifying.push(key);
+            }
+        })
+    }
+
+    /// Encrypts payloads (ChaCha20-Poly1305) instead of only signing them,
+    /// for servers that must carry data the client may not read. Sealed and
+    /// signed states both verify either way.
+    pub fn sealed(self) -> Self {
+        self.configure(|c| c.sealed = true)
+    }
+
+    /// The clock expiry is measured against (default: the system clock).
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Self {
+        self.configure(|c| c.clock = clock)
+    }
+
+    /// Replaces the binding policy. [`Self::derive_binding`] is the default,
+    /// so a policy can extend it:
+    ///
+    /// ```
+    /// use mcp_runtime::state::RequestStateSigner;
+    ///
+    /// let signer = RequestStateSigner::new([1u8; 32])?.bind_by(|request, receive| {
+    ///     let client = receive.caller.as_ref().and_then(|c| c.client_id.clone());
+    ///     RequestStateSigner::derive_binding(request, receive).with(client.unwrap_or_default())
+    /// });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bind_by<F>(self, policy: F) -> Self
+    where
+        F: Fn(&BindingRequest<'_>, &ReceiveContext) -> Binding + Send + Sync + 'static,
+    {
+        self.configure(|c| c.policy = Some(Arc::new(policy)))
+    }
+
+    /// The default policy: the authenticated subject (empty over stdio and
+    /// on unauthenticated endpoints), the method, the target, and the
+    /// SHA-256 of the arguments in canonical JSON.
+    pub fn derive_binding(request: &BindingRequest<'_>, receive: &ReceiveContext) -> Binding {
+        Binding::empty()
+            .with(receive.subject())
+            .with(request.method)
+            .with(request.target)
+            .with(arguments_digest(request.arguments))
+    }
+
+    /// Applies the policy to a request.
+    pub fn bind_for(&self, request: &BindingRequest<'_>, receive: &ReceiveContext) -> Binding {
+        match &self.config.policy {
+            Some(policy) => policy(request, receive),
+            None => Self::derive_binding(request, receive),
+        }
+    }
+
+    /// A signer bound to `binding`: [`Self::sign`] and [`Self::verify`] use it.
+    pub fn bind_to(&self, binding: Binding) -> Self {
+        Self {
+            config: Arc::clone(&self.config),
+            bound: binding,
+        }
+    }
+
+    /// The binding this signer is bound to (empty unless [`Self::bind_to`]).
+    pub fn binding(&self) -> &Binding {
+        &self.bound
+    }
+
+    /// The id of the key that signs.
+    pub fn key_id(&self) -> &str {
+        self.config.signing.id()
+    }
+
+    /// The lifetime of minted states, in seconds.
+    pub fn ttl(&self) -> u64 {
+        self.config.ttl_seconds
+    }
+
+    /// Mints a state carrying `payload` under the bound binding.
+    pub fn sign(&self, payload: &[u8]) -> Result<String, StateError> {
+        self.sign_with_binding(payload, &self.bound)
+    }
+
+    /// Mints a state carrying `value` as JSON under the bound binding.
+    pub fn sign_json<T: Serialize + ?Sized>(&self, value: &T) -> Result<String, StateError> {
+        let payload = serde_json::to_vec(value).map_err(|e| StateError::Encoding(e.to_string()))?;
+        self.sign(&payload)
+    }
+
+    /// Mints a state under an explicit binding (overrides the bound one).
+    pub fn sign_with_binding(
+        &self,
+        payload: &[u8],
+        binding: &Binding,
+    ) -> Result<String, StateError> {
+        let config = &self.config;
+        let expiry = config.clock.now().saturating_add(config.ttl_seconds);
+        let token = if config.sealed {
+            token::seal(&config.signing, expiry, binding, payload)?
+        } else {
+            token::sign(&config.signing, expiry, binding, payload)
+        };
+        if token.len() > MAX_STATE_BYTES {
+            return Err(StateError::TooLarge {
+                len: token.len(),
+                max: MAX_STATE_BYTES,
+            });
+        }
+        Ok(token)
+    }
+
+    /// Verifies a state under the bound binding.
+    pub fn verify(&self, state: &str) -> Result<VerifiedState, StateError> {
+        self.verify_with_binding(state, &self.bound)
+    }
+
+    /// Verifies a state under an explicit binding (overrides the bound one).
+    ///
+    /// Checks, in order: the size cap, the shape, the key id, the signature
+    /// (constant time), then the expiry.
+    pub fn verify_with_binding(
+        &self,
+        state: &str,
+        binding: &Binding,
+    ) -> Result<VerifiedState, StateError> {
+        if state.len() > MAX_STATE_BYTES {
+            return Err(StateError::TooLarge {
+                len: state.len(),
+                max: MAX_STATE_BYTES,
+            });
+        }
+        let parsed = token::parse(state)?;
+        let key = self
+            .config
+            .verifying
+            .iter()
+            .find(|k| k.id() == parsed.key_id)
+            .ok_or_else(|| StateError::UnknownKey {
+                key_id: parsed.key_id.to_owned(),
+            })?;
+        let (expires_at, payload) = token::open(&parsed, key, binding)?;
+        let now = self.config.clock.now();
+        if now >= expires_at {
+            return Err(StateError::Expired {
+                expired_at: expires_at,
+                now,
+            });
+        }
+        Ok(VerifiedState {
+            payload,
+            expires_at,
+            key_id: key.id().to_owned(),
+            fingerprint: Sha256::digest(state.as_bytes()).into(),
+        })
+    }
+
+    /// The current time on this signer's clock (Unix seconds).
+    pub fn now(&self) -> u64 {
+        self.config.clock.now()
+    }
+}
+
+impl fmt::Debug for RequestStateSigner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestStateSigner")
+            .field("key_id", &self.config.signing.id())
+            .field(
+                "verifying",
+                &self
+                    .config
+                    .verifying
+                    .iter()
+                    .map(SigningKey::id)
+                    .collect::<Vec<_>>(),
+            )
+            .field("ttl_seconds", &self.config.ttl_seconds)
+            .field("sealed", &self.config.sealed)
+            .field("custom_policy", &self.config.policy.is_some())
+            .field("bound", &self.bound)
+            .finish()
+    }
+}
