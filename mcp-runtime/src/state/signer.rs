@@ -252,7 +252,7 @@ impl RequestStateSigner {
         let token = if config.sealed {
             token::seal(&config.signing, expiry, binding, payload)?
         } else {
-            token::sign(&config.signing, expiry, binding, payload)
+            token::sign(&config.signing, expiry, binding, payload)?
         };
         if token.len() > MAX_STATE_BYTES {
             return Err(StateError::TooLarge {

@@ -1,7 +1,7 @@
 //! The token format.
 //!
 //! Signed (the default):
-//! `v1.<key id>.<b64url(expiry_be64 || payload)>.<b64url(hmac_sha256)>`
+//! `v1.<key id>.<b64url(expiry_be64 || nonce || payload)>.<b64url(hmac_sha256)>`
 //!
 //! Sealed (opt-in, the payload is encrypted with ChaCha20-Poly1305):
 //! `v1e.<key id>.<b64url(expiry_be64 || nonce || ciphertext_and_tag)>`
@@ -10,6 +10,10 @@
 //! of a domain label, the version, the key id, the expiry, the binding and
 //! (for the MAC) the payload, so no field can be moved into another.
 //! Base64url is unpadded and strictly canonical.
+//!
+//! Both forms carry a random 96-bit nonce, so two states minted for the same
+//! binding, payload and second still differ: a replay guard that has seen
+//! one round's state never mistakes the next round's for it.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -60,14 +64,21 @@ pub(crate) fn parse(token: &str) -> Result<Parsed<'_>, StateError> {
 }
 
 /// Signs `payload` into a token.
-pub(crate) fn sign(key: &SigningKey, expiry: u64, binding: &Binding, payload: &[u8]) -> String {
+pub(crate) fn sign(
+    key: &SigningKey,
+    expiry: u64,
+    binding: &Binding,
+    payload: &[u8],
+) -> Result<String, StateError> {
     let exp = expiry.to_be_bytes();
-    let tag = mac(key, SIGNED, &exp, binding, payload)
+    let mut body = Vec::with_capacity(8 + NONCE_LEN + payload.len());
+    body.extend_from_slice(&exp);
+    body.extend_from_slice(&nonce()?);
+    body.extend_from_slice(payload);
+    // The MAC covers the nonce with the payload (fixed length: unambiguous).
+    let tag = mac(key, SIGNED, &exp, binding, &body[8..])
         .finalize()
         .into_bytes();
-    let mut body = Vec::with_capacity(8 + payload.len());
-    body.extend_from_slice(&exp);
-    body.extend_from_slice(payload);
     let mut token = String::with_capacity(8 + key.id().len() + (body.len() + TAG_LEN) * 4 / 3 + 4);
     token.push_str(SIGNED);
     token.push('.');
@@ -76,7 +87,13 @@ pub(crate) fn sign(key: &SigningKey, expiry: u64, binding: &Binding, payload: &[
     URL_SAFE_NO_PAD.encode_string(&body, &mut token);
     token.push('.');
     URL_SAFE_NO_PAD.encode_string(tag, &mut token);
-    token
+    Ok(token)
+}
+
+fn nonce() -> Result<[u8; NONCE_LEN], StateError> {
+    let mut nonce = [0u8; NONCE_LEN];
+    getrandom::fill(&mut nonce).map_err(|e| StateError::Encoding(e.to_string()))?;
+    Ok(nonce)
 }
 
 /// Seals `payload` into a token.
@@ -87,8 +104,7 @@ pub(crate) fn seal(
     payload: &[u8],
 ) -> Result<String, StateError> {
     let exp = expiry.to_be_bytes();
-    let mut nonce = [0u8; NONCE_LEN];
-    getrandom::fill(&mut nonce).map_err(|e| StateError::Encoding(e.to_string()))?;
+    let nonce = nonce()?;
     let aad = associated_data(SEALED, key.id(), &exp, binding);
     let ciphertext = cipher(key)
         .encrypt(
@@ -129,10 +145,13 @@ pub(crate) fn open(
             if tag.len() != TAG_LEN {
                 return Err(StateError::Malformed("signature has the wrong length"));
             }
+            if rest.len() < NONCE_LEN {
+                return Err(StateError::Malformed("body too short"));
+            }
             mac(key, SIGNED, &exp_bytes, binding, rest)
                 .verify_slice(&tag)
                 .map_err(|_| StateError::BadSignature)?;
-            Ok((expiry, rest.to_vec()))
+            Ok((expiry, rest[NONCE_LEN..].to_vec()))
         }
         None => {
             if rest.len() < NONCE_LEN + 16 {

@@ -1,0 +1,881 @@
+//! The `requestState` round trip end to end, over HTTP on 127.0.0.1 and
+//! over stdio in process: the server verifies every echoed state before
+//! the handler runs, refuses every bad one with the same fixed error,
+//! logs the reason, and checks every state a handler hands out.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use mcp_runtime::schema::{
+    BooleanSchema, CallToolResult, ElicitRequestFormParams, ElicitRequestParams,
+    ElicitRequestedSchema, GetPromptResult, InputRequest, InputRequiredResult, JsonObject,
+    McpError, PrimitiveSchemaDefinition, Prompt, PromptArgument, PromptMessage, Tool,
+};
+use mcp_runtime::server::{BoxFuture, Context, Outcome, PromptHandler, Server, ToolHandler};
+use mcp_runtime::state::{
+    Binding, InMemoryReplayGuard, ManualClock, RequestStateSigner, SigningKey,
+};
+use mcp_runtime::transport::http::HttpTransport;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tracing_subscriber::fmt::MakeWriter;
+
+const REFUSED: &str = "Invalid or expired \"requestState\"";
+
+/// Phrases of the refusal reasons: they belong in the log, never on the wire.
+const REASONS: &[&str] = &[
+    "signature",
+    "does not verify",
+    "malformed",
+    "unknown key",
+    "key id",
+    "expired at",
+    "already used",
+    "tampered",
+    "binding",
+];
+
+// ---------------------------------------------------------------- the log
+
+/// Everything the test binary logs, shared by all tests.
+#[derive(Clone, Default)]
+struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for LogBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for LogBuffer {
+    type Writer = LogBuffer;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+fn logs() -> &'static LogBuffer {
+    static LOGS: OnceLock<LogBuffer> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let buffer = LogBuffer::default();
+        tracing_subscriber::fmt()
+            .with_writer(buffer.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::DEBUG)
+            .try_init()
+            .expect("the only subscriber of this test binary");
+        buffer
+    })
+}
+
+/// Asserts that one log line contains every needle. Tests run in
+/// parallel, so each names a target unique to itself.
+fn assert_logged(needles: &[&str]) {
+    let text = String::from_utf8_lossy(&logs().0.lock().unwrap()).into_owned();
+    assert!(
+        text.lines().any(|l| needles.iter().all(|n| l.contains(n))),
+        "no log line contains all of {needles:?}:\n{text}"
+    );
+}
+
+// ---------------------------------------------------------------- handlers
+
+fn confirm_request(target: &str) -> InputRequest {
+    let mut properties = BTreeMap::new();
+    properties.insert(
+        "ok".to_owned(),
+        PrimitiveSchemaDefinition::Boolean(BooleanSchema::default()),
+    );
+    InputRequest::Elicitation(ElicitRequestParams::Form(ElicitRequestFormParams {
+        mode: None,
+        message: format!("Deploy to {target}?"),
+        requested_schema: ElicitRequestedSchema {
+            properties,
+            required: Some(vec!["ok".to_owned()]),
+            ..ElicitRequestedSchema::default()
+        },
+    }))
+}
+
+/// True when the newest round answered `confirm` with an accepted `ok: true`.
+fn confirmed(ctx: &Context) -> bool {
+    ctx.input_response("confirm").is_some_and(|answer| {
+        answer["action"] == "accept" && answer["content"]["ok"] == Value::Bool(true)
+    })
+}
+
+/// `deploy {target}`: asks for confirmation, then deploys. Counts how often
+/// its body runs.
+struct Deploy {
+    name: String,
+    runs: Arc<AtomicUsize>,
+}
+
+impl ToolHandler for Deploy {
+    fn descriptor(&self) -> Tool {
+        let schema = json!({
+            "type": "object",
+            "properties": {"target": {"type": "string"}},
+            "required": ["target"]
+        });
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        Tool::new(self.name.clone(), "Deploys after a confirmation.").with_input_schema(schema)
+    }
+
+    fn call(
+        &self,
+        arguments: JsonObject,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+        Box::pin(async move {
+            self.runs.fetch_add(1, Ordering::SeqCst);
+            let target = arguments
+                .get("target")
+                .and_then(Value::as_str)
+                .ok_or_else(|| McpError::invalid_params("target must be a string"))?;
+            let state: Option<String> = ctx.state()?;
+            if state.as_deref() == Some("awaiting") && confirmed(&ctx) {
+                return Ok(Outcome::Complete(CallToolResult::text(format!(
+                    "Deployed to {target}"
+                ))));
+            }
+            Ok(Outcome::InputRequired(
+                InputRequiredResult::ask("confirm", confirm_request(target))
+                    .with_state(ctx.mint_state(&"awaiting")?),
+            ))
+        })
+    }
+}
+
+/// The same flow on `prompts/get`.
+struct DeployPrompt {
+    name: String,
+    runs: Arc<AtomicUsize>,
+}
+
+impl PromptHandler for DeployPrompt {
+    fn descriptor(&self) -> Prompt {
+        Prompt::new(self.name.clone(), "A deployment, once confirmed.")
+            .with_argument(PromptArgument::required("target", "Where to."))
+    }
+
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>> {
+        Box::pin(async move {
+            self.runs.fetch_add(1, Ordering::SeqCst);
+            let target = &arguments["target"];
+            let state: Option<String> = ctx.state()?;
+            if state.as_deref() == Some("awaiting") && confirmed(&ctx) {
+                return Ok(Outcome::Complete(GetPromptResult::new(vec![
+                    PromptMessage::user(format!("Deployed to {target}")),
+                ])));
+            }
+            Ok(Outcome::InputRequired(
+                InputRequiredResult::ask("confirm", confirm_request(target))
+                    .with_state(ctx.mint_state(&"awaiting")?),
+            ))
+        })
+    }
+}
+
+/// For a server without a signer: reports what reached it.
+struct RawState {
+    name: String,
+}
+
+impl ToolHandler for RawState {
+    fn descriptor(&self) -> Tool {
+        Tool::new(self.name.clone(), "Echoes the raw state.")
+    }
+
+    fn call(
+        &self,
+        _: JsonObject,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+        Box::pin(async move {
+            Ok(match ctx.request_state() {
+                None => Outcome::InputRequired(
+                    InputRequiredResult::ask("confirm", confirm_request("x"))
+                        .with_state("unsigned-state"),
+                ),
+                Some(raw) => Outcome::Complete(CallToolResult::text(format!(
+                    "raw={raw} payload={}",
+                    ctx.state_payload().is_some()
+                ))),
+            })
+        })
+    }
+}
+
+/// Hands out a state the server's signer did not mint for this request.
+enum Forgery {
+    OtherSigner(RequestStateSigner),
+    MadeUp,
+    OwnBinding,
+}
+
+struct Forger {
+    name: String,
+    forgery: Forgery,
+}
+
+impl ToolHandler for Forger {
+    fn descriptor(&self) -> Tool {
+        Tool::new(self.name.clone(), "Mints states it should not.")
+    }
+
+    fn call(
+        &self,
+        _: JsonObject,
+        ctx: Context,
+    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+        Box::pin(async move {
+            let state = match &self.forgery {
+                Forgery::OtherSigner(signer) => signer.sign_json(&"awaiting").unwrap(),
+                Forgery::MadeUp => "v1.made-up.c3RhdGU.c2ln".to_owned(),
+                Forgery::OwnBinding => ctx
+                    .signer()
+                    .unwrap()
+                    .bind_to(Binding::empty().with("a binding of my own"))
+                    .sign_json(&"awaiting")
+                    .unwrap(),
+            };
+            Ok(Outcome::InputRequired(
+                InputRequiredResult::ask("confirm", confirm_request("x")).with_state(state),
+            ))
+        })
+    }
+}
+
+// ---------------------------------------------------------------- servers
+
+fn signer_on(seed: u8, clock: &Arc<ManualClock>) -> RequestStateSigner {
+    RequestStateSigner::with_keys(SigningKey::with_id("e2e", [seed; 32]).unwrap(), [])
+        .with_clock(clock.clone())
+}
+
+/// A server with `deploy-<label>`, `other-<label>` and the prompt
+/// `prompt-<label>`, all counting into one counter.
+struct Fixture {
+    tool: String,
+    other_tool: String,
+    prompt: String,
+    runs: Arc<AtomicUsize>,
+}
+
+impl Fixture {
+    fn new(label: &str) -> Self {
+        Self {
+            tool: format!("deploy-{label}"),
+            other_tool: format!("other-{label}"),
+            prompt: format!("prompt-{label}"),
+            runs: Arc::default(),
+        }
+    }
+
+    fn server(&self, signer: RequestStateSigner, replay: Option<Arc<ManualClock>>) -> Server {
+        let mut builder = Server::builder("state-e2e", "1.0.0")
+            .request_state_signer(signer)
+            .tool(Deploy {
+                name: self.tool.clone(),
+                runs: Arc::clone(&self.runs),
+            })
+            .tool(Deploy {
+                name: self.other_tool.clone(),
+                runs: Arc::clone(&self.runs),
+            })
+            .prompt(DeployPrompt {
+                name: self.prompt.clone(),
+                runs: Arc::clone(&self.runs),
+            });
+        if let Some(clock) = replay {
+            builder = builder.replay_guard(InMemoryReplayGuard::with_clock(clock));
+        }
+        builder.build().unwrap()
+    }
+
+    fn runs(&self) -> usize {
+        self.runs.load(Ordering::SeqCst)
+    }
+}
+
+// ---------------------------------------------------------------- clients
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Http,
+    Stdio,
+}
+
+const KINDS: [Kind; 2] = [Kind::Http, Kind::Stdio];
+
+impl Kind {
+    fn label(self, case: &str) -> String {
+        match self {
+            Kind::Http => format!("{case}-http"),
+            Kind::Stdio => format!("{case}-stdio"),
+        }
+    }
+}
+
+enum Client {
+    Http {
+        url: String,
+        http: reqwest::Client,
+        _stop: tokio::sync::oneshot::Sender<()>,
+    },
+    Stdio {
+        to_server: DuplexStream,
+        from_server: tokio::io::Lines<BufReader<DuplexStream>>,
+    },
+}
+
+impl Client {
+    async fn connect(kind: Kind, server: Server) -> Self {
+        match kind {
+            Kind::Http => {
+                let bound = HttpTransport::new(server)
+                    .bind("127.0.0.1:0")
+                    .await
+                    .unwrap();
+                let url = bound.url();
+                let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+                tokio::spawn(bound.serve_until(async {
+                    let _ = stopped.await;
+                }));
+                Client::Http {
+                    url,
+                    http: reqwest::Client::new(),
+                    _stop: stop,
+                }
+            }
+            Kind::Stdio => {
+                let (to_server, server_in) = tokio::io::duplex(1 << 16);
+                let (server_out, from_server) = tokio::io::duplex(1 << 16);
+                tokio::spawn(mcp_runtime::transport::stdio::serve_on(
+                    server,
+                    BufReader::new(server_in),
+                    server_out,
+                    1 << 20,
+                ));
+                Client::Stdio {
+                    to_server,
+                    from_server: BufReader::new(from_server).lines(),
+                }
+            }
+        }
+    }
+
+    /// Sends one request and returns the JSON-RPC response to it.
+    async fn send(&mut self, body: Value) -> Value {
+        let exchange = async {
+            match self {
+                Client::Http { url, http, .. } => {
+                    let mut request = http
+                        .post(url.as_str())
+                        .header("content-type", "application/json")
+                        .header("accept", "application/json, text/event-stream")
+                        .header("mcp-protocol-version", "2026-07-28")
+                        .header("mcp-method", body["method"].as_str().unwrap());
+                    if let Some(name) = body["params"]["name"].as_str() {
+                        request = request.header("mcp-name", name);
+                    }
+                    let response = request.body(body.to_string()).send().await.unwrap();
+                    let text = response.text().await.unwrap();
+                    serde_json::from_str::<Value>(&text)
+                        .unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+                }
+                Client::Stdio {
+                    to_server,
+                    from_server,
+                } => {
+                    let mut line = body.to_string();
+                    line.push('\n');
+                    to_server.write_all(line.as_bytes()).await.unwrap();
+                    loop {
+                        let line = from_server.next_line().await.unwrap().unwrap();
+                        let message: Value = serde_json::from_str(&line).unwrap();
+                        if message.get("id") == body.get("id") {
+                            break message;
+                        }
+                    }
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), exchange)
+            .await
+            .expect("a response within 20 s")
+    }
+}
+
+// ---------------------------------------------------------------- requests
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+    })
+}
+
+fn accepted() -> Value {
+    json!({"confirm": {"action": "accept", "content": {"ok": true}}})
+}
+
+fn request(method: &str, name: &str, arguments: Value, retry: Option<&str>) -> Value {
+    let mut params = json!({"_meta": meta(), "name": name, "arguments": arguments});
+    if let Some(state) = retry {
+        params["inputResponses"] = accepted();
+        params["requestState"] = Value::from(state);
+    }
+    json!({"jsonrpc": "2.0", "id": next_id(), "method": method, "params": params})
+}
+
+fn next_id() -> u64 {
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed) as u64
+}
+
+fn call(tool: &str, target: &str, state: Option<&str>) -> Value {
+    request("tools/call", tool, json!({"target": target}), state)
+}
+
+fn get_prompt(prompt: &str, target: &str, state: Option<&str>) -> Value {
+    request("prompts/get", prompt, json!({"target": target}), state)
+}
+
+/// Asserts an input-required result asking for `confirm`; returns its state.
+fn asked(response: &Value) -> String {
+    let result = &response["result"];
+    assert_eq!(result["resultType"], "input_required", "{response}");
+    let confirm = &result["inputRequests"]["confirm"];
+    assert_eq!(confirm["method"], "elicitation/create", "{response}");
+    assert_eq!(
+        confirm["params"]["requestedSchema"]["properties"]["ok"]["type"], "boolean",
+        "{response}"
+    );
+    let state = result["requestState"].as_str().expect("a requestState");
+    assert!(state.starts_with("v1."), "{state}");
+    state.to_owned()
+}
+
+fn deployed_tool(response: &Value, target: &str) {
+    assert!(response.get("error").is_none(), "{response}");
+    assert_ne!(
+        response["result"]["resultType"], "input_required",
+        "{response}"
+    );
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        format!("Deployed to {target}"),
+        "{response}"
+    );
+}
+
+fn deployed_prompt(response: &Value, target: &str) {
+    assert!(response.get("error").is_none(), "{response}");
+    assert_ne!(
+        response["result"]["resultType"], "input_required",
+        "{response}"
+    );
+    assert_eq!(
+        response["result"]["messages"][0]["content"]["text"],
+        format!("Deployed to {target}"),
+        "{response}"
+    );
+}
+
+fn no_reason_on_the_wire(response: &Value) {
+    let text = response.to_string().to_lowercase();
+    for reason in REASONS {
+        assert!(!text.contains(reason), "{reason:?} leaked: {response}");
+    }
+}
+
+/// The one fixed refusal: -32602, the fixed message, no data, no reason.
+fn assert_refused(response: &Value) {
+    assert!(response.get("result").is_none(), "{response}");
+    let error = &response["error"];
+    assert_eq!(error["code"], -32602, "{response}");
+    assert_eq!(error["message"], REFUSED, "{response}");
+    assert!(error.get("data").is_none(), "{response}");
+    no_reason_on_the_wire(response);
+}
+
+fn assert_internal_error(response: &Value) {
+    assert!(response.get("result").is_none(), "{response}");
+    assert_eq!(response["error"]["code"], -32603, "{response}");
+    assert_eq!(response["error"]["message"], "Internal error", "{response}");
+    no_reason_on_the_wire(response);
+}
+
+/// Asserts the refusal of `target` was logged with `reason`.
+fn assert_refusal_logged(target: &str, reason: &str) {
+    assert_logged(&[
+        "refused requestState",
+        &format!("target=\"{target}\""),
+        reason,
+    ]);
+}
+
+/// Changes one character in the middle of the signature.
+fn change_one_char(state: &str) -> String {
+    let i = state.len() - 10;
+    let old = state.as_bytes()[i];
+    let new = if old == b'A' { 'B' } else { 'A' };
+    let mut changed = state.to_owned();
+    changed.replace_range(i..=i, new.encode_utf8(&mut [0; 4]));
+    assert_ne!(changed, state);
+    changed
+}
+
+// ---------------------------------------------------------------- tests
+
+#[tokio::test]
+async fn the_round_trip_completes_on_tools_and_prompts() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("round-trip"));
+        let mut client = Client::connect(kind, fixture.server(signer_on(1, &clock), None)).await;
+
+        let first = client.send(call(&fixture.tool, "staging", None)).await;
+        let state = asked(&first);
+        assert_eq!(fixture.runs(), 1);
+        let done = client
+            .send(call(&fixture.tool, "staging", Some(&state)))
+            .await;
+        deployed_tool(&done, "staging");
+        assert_eq!(fixture.runs(), 2);
+
+        // A verified state without the answer: the handler asks again.
+        let mut unanswered = call(&fixture.tool, "staging", Some(&state));
+        unanswered["params"]
+            .as_object_mut()
+            .unwrap()
+            .remove("inputResponses");
+        asked(&client.send(unanswered).await);
+        assert_eq!(fixture.runs(), 3);
+
+        let first = client
+            .send(get_prompt(&fixture.prompt, "staging", None))
+            .await;
+        let state = asked(&first);
+        let done = client
+            .send(get_prompt(&fixture.prompt, "staging", Some(&state)))
+            .await;
+        deployed_prompt(&done, "staging");
+        assert_eq!(fixture.runs(), 5);
+    }
+}
+
+#[tokio::test]
+async fn a_changed_character_is_refused() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("one-char"));
+        let mut client = Client::connect(kind, fixture.server(signer_on(2, &clock), None)).await;
+        let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+
+        let refused = client
+            .send(call(
+                &fixture.tool,
+                "staging",
+                Some(&change_one_char(&state)),
+            ))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 1, "the handler did not run");
+        assert_refusal_logged(&fixture.tool, "signature does not verify");
+
+        // The state itself was fine.
+        deployed_tool(
+            &client
+                .send(call(&fixture.tool, "staging", Some(&state)))
+                .await,
+            "staging",
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_appended_suffix_is_refused() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("suffix"));
+        let mut client = Client::connect(kind, fixture.server(signer_on(3, &clock), None)).await;
+        let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+
+        let tampered = format!("{state}-TAMPERED");
+        let refused = client
+            .send(call(&fixture.tool, "staging", Some(&tampered)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 1);
+        assert_refusal_logged(&fixture.tool, "malformed");
+
+        let prompt_state = asked(
+            &client
+                .send(get_prompt(&fixture.prompt, "staging", None))
+                .await,
+        );
+        let refused = client
+            .send(get_prompt(
+                &fixture.prompt,
+                "staging",
+                Some(&format!("{prompt_state}-TAMPERED")),
+            ))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 2);
+        assert_refusal_logged(&fixture.prompt, "malformed");
+    }
+}
+
+#[tokio::test]
+async fn a_state_for_other_arguments_is_refused() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("other-args"));
+        let mut client = Client::connect(kind, fixture.server(signer_on(4, &clock), None)).await;
+
+        let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+        let refused = client
+            .send(call(&fixture.tool, "production", Some(&state)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 1);
+        assert_refusal_logged(&fixture.tool, "signature does not verify");
+
+        let state = asked(
+            &client
+                .send(get_prompt(&fixture.prompt, "staging", None))
+                .await,
+        );
+        let refused = client
+            .send(get_prompt(&fixture.prompt, "production", Some(&state)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 2);
+        assert_refusal_logged(&fixture.prompt, "signature does not verify");
+    }
+}
+
+#[tokio::test]
+async fn a_state_for_another_tool_or_method_is_refused() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("other-tool"));
+        let mut client = Client::connect(kind, fixture.server(signer_on(5, &clock), None)).await;
+        let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+
+        let refused = client
+            .send(call(&fixture.other_tool, "staging", Some(&state)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 1);
+        assert_refusal_logged(&fixture.other_tool, "signature does not verify");
+
+        // Same arguments, another method.
+        let refused = client
+            .send(get_prompt(&fixture.prompt, "staging", Some(&state)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 1);
+        assert_refusal_logged(&fixture.prompt, "signature does not verify");
+    }
+}
+
+#[tokio::test]
+async fn a_state_of_another_key_is_refused() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("other-key"));
+        let mut client = Client::connect(kind, fixture.server(signer_on(6, &clock), None)).await;
+
+        // Another server under the same key id but another secret.
+        let impostor = Fixture::new(&kind.label("other-key"));
+        let mut impostor_client =
+            Client::connect(kind, impostor.server(signer_on(66, &clock), None)).await;
+        let foreign = asked(
+            &impostor_client
+                .send(call(&impostor.tool, "staging", None))
+                .await,
+        );
+        let refused = client
+            .send(call(&fixture.tool, "staging", Some(&foreign)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 0);
+        assert_refusal_logged(&fixture.tool, "signature does not verify");
+
+        // A server whose key has another id.
+        let stranger = Fixture::new(&kind.label("other-key"));
+        let stranger_signer = RequestStateSigner::new([67u8; 32])
+            .unwrap()
+            .with_clock(clock.clone());
+        let mut stranger_client =
+            Client::connect(kind, stranger.server(stranger_signer, None)).await;
+        let foreign = asked(
+            &stranger_client
+                .send(call(&stranger.tool, "staging", None))
+                .await,
+        );
+        let refused = client
+            .send(call(&fixture.tool, "staging", Some(&foreign)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 0);
+        assert_refusal_logged(&fixture.tool, "unknown key id");
+    }
+}
+
+#[tokio::test]
+async fn an_expired_state_is_refused() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("expired"));
+        let signer = signer_on(7, &clock).ttl_seconds(300);
+        let mut client = Client::connect(kind, fixture.server(signer, None)).await;
+        let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+
+        clock.advance(299);
+        let still_valid = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+        clock.advance(1);
+        let refused = client
+            .send(call(&fixture.tool, "staging", Some(&state)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 2);
+        assert_refusal_logged(&fixture.tool, "expired at 1000300 (now 1000300)");
+
+        // The later state is still inside its own window.
+        deployed_tool(
+            &client
+                .send(call(&fixture.tool, "staging", Some(&still_valid)))
+                .await,
+            "staging",
+        );
+    }
+}
+
+#[tokio::test]
+async fn with_a_replay_guard_a_state_works_once() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("replay"));
+        let server = fixture.server(signer_on(8, &clock), Some(clock.clone()));
+        let mut client = Client::connect(kind, server).await;
+        let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+
+        deployed_tool(
+            &client
+                .send(call(&fixture.tool, "staging", Some(&state)))
+                .await,
+            "staging",
+        );
+        assert_eq!(fixture.runs(), 2);
+        let refused = client
+            .send(call(&fixture.tool, "staging", Some(&state)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 2, "the handler did not run again");
+        assert_refusal_logged(&fixture.tool, "already used");
+
+        // A fresh round gets a fresh state.
+        let fresh = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+        assert_ne!(fresh, state);
+        deployed_tool(
+            &client
+                .send(call(&fixture.tool, "staging", Some(&fresh)))
+                .await,
+            "staging",
+        );
+    }
+}
+
+#[tokio::test]
+async fn without_a_signer_the_raw_state_reaches_the_handler() {
+    logs();
+    for kind in KINDS {
+        let name = format!("raw-{}", kind.label("unsigned"));
+        let server = Server::builder("unsigned", "1.0.0")
+            .tool(RawState { name: name.clone() })
+            .build()
+            .unwrap();
+        let mut client = Client::connect(kind, server).await;
+
+        let first = client
+            .send(request("tools/call", &name, json!({}), None))
+            .await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        assert_eq!(first["result"]["requestState"], "unsigned-state");
+
+        let retry = client
+            .send(request(
+                "tools/call",
+                &name,
+                json!({}),
+                Some("anything-goes"),
+            ))
+            .await;
+        assert_eq!(
+            retry["result"]["content"][0]["text"], "raw=anything-goes payload=false",
+            "{retry}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_outgoing_state_that_does_not_verify_is_an_internal_error() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let label = kind.label("outgoing");
+        let forgers = [
+            (
+                format!("forge-other-signer-{label}"),
+                Forgery::OtherSigner(RequestStateSigner::generate().unwrap()),
+            ),
+            (format!("forge-made-up-{label}"), Forgery::MadeUp),
+            (format!("forge-own-binding-{label}"), Forgery::OwnBinding),
+        ];
+        let names: Vec<String> = forgers.iter().map(|(n, _)| n.clone()).collect();
+        let mut builder =
+            Server::builder("forgers", "1.0.0").request_state_signer(signer_on(9, &clock));
+        for (name, forgery) in forgers {
+            builder = builder.tool(Forger { name, forgery });
+        }
+        let mut client = Client::connect(kind, builder.build().unwrap()).await;
+
+        for name in &names {
+            let response = client
+                .send(request("tools/call", name, json!({}), None))
+                .await;
+            assert_internal_error(&response);
+        }
+    }
+}
