@@ -147,9 +147,6 @@ fn log_error(method: &str, id: &RequestId, error: &McpError) {
         McpError::Internal { detail } => {
             tracing::error!(method, %id, detail = %detail, "request failed with an internal error");
         }
-        McpError::InvalidRequestState => {
-            tracing::warn!(method, %id, "refused a requestState");
-        }
         other => tracing::debug!(method, %id, error = %other, "request refused"),
     }
 }

@@ -2,8 +2,7 @@
 
 use std::fmt;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64_simd::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use zeroize::Zeroize;
@@ -19,7 +18,9 @@ pub const MIN_SECRET_BYTES: usize = 32;
 #[derive(Clone)]
 pub struct SigningKey {
     id: String,
-    pub(crate) mac_key: [u8; 32],
+    /// HMAC-SHA256 already keyed with the MAC sub-key: cloning it skips the
+    /// key schedule on every sign and verify.
+    pub(crate) mac: Hmac<Sha256>,
     pub(crate) seal_key: [u8; 32],
 }
 
@@ -34,7 +35,7 @@ impl SigningKey {
             .chain_update(b"mcp-runtime/request-state/key-id")
             .chain_update(secret)
             .finalize();
-        let id = URL_SAFE_NO_PAD.encode(&fingerprint[..6]);
+        let id = URL_SAFE_NO_PAD.encode_to_string(&fingerprint[..6]);
         Ok(Self::derive(id, secret))
     }
 
@@ -67,8 +68,12 @@ impl SigningKey {
     }
 
     fn derive(id: String, secret: &[u8]) -> Self {
+        let mut mac_key = subkey(secret, b"mac");
+        let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&mac_key)
+            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+        mac_key.zeroize();
         Self {
-            mac_key: subkey(secret, b"mac"),
+            mac,
             seal_key: subkey(secret, b"seal"),
             id,
         }
@@ -77,7 +82,7 @@ impl SigningKey {
 
 impl Drop for SigningKey {
     fn drop(&mut self) {
-        self.mac_key.zeroize();
+        // The keyed HMAC state wipes itself (hmac's `zeroize` feature).
         self.seal_key.zeroize();
     }
 }

@@ -1,8 +1,11 @@
 //! Signed, bound, expiring `requestState`, and single use.
 //!
 //! See [`RequestStateSigner`] for the token and its binding, and
-//! [`ReplayGuard`] for single use. The guide `docs/asking-for-input.md`
-//! walks through the whole round trip.
+//! [`ReplayGuard`] for single use. The guide below (also
+//! `docs/asking-for-input.md` in the repository) walks through the whole
+//! round trip.
+//!
+#![doc = include_str!("../../../docs/asking-for-input.md")]
 
 mod binding;
 mod clock;

@@ -1,11 +1,10 @@
 //! `RequestStateSigner`: mints and verifies states under a binding policy.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use sha2::{Digest, Sha256};
 
 use super::keys::SigningKey;
 use super::{
@@ -68,7 +67,8 @@ pub struct VerifiedState {
     payload: Vec<u8>,
     expires_at: u64,
     key_id: String,
-    fingerprint: [u8; 32],
+    identity: token::Identity,
+    fingerprint: OnceLock<[u8; 32]>,
 }
 
 impl VerifiedState {
@@ -97,9 +97,11 @@ impl VerifiedState {
         &self.key_id
     }
 
-    /// SHA-256 of the token: what a replay guard remembers.
+    /// A digest identifying this token (over its key id, nonce and tag):
+    /// what a replay guard remembers.
     pub fn fingerprint(&self) -> &[u8; 32] {
-        &self.fingerprint
+        self.fingerprint
+            .get_or_init(|| self.identity.fingerprint(&self.key_id))
     }
 }
 
@@ -292,19 +294,20 @@ impl RequestStateSigner {
             .ok_or_else(|| StateError::UnknownKey {
                 key_id: parsed.key_id.to_owned(),
             })?;
-        let (expires_at, payload) = token::open(&parsed, key, binding)?;
+        let opened = token::open(&parsed, key, binding)?;
         let now = self.config.clock.now();
-        if now >= expires_at {
+        if now >= opened.expiry {
             return Err(StateError::Expired {
-                expired_at: expires_at,
+                expired_at: opened.expiry,
                 now,
             });
         }
         Ok(VerifiedState {
-            payload,
-            expires_at,
+            payload: opened.payload,
+            expires_at: opened.expiry,
             key_id: key.id().to_owned(),
-            fingerprint: Sha256::digest(state.as_bytes()).into(),
+            identity: opened.identity,
+            fingerprint: OnceLock::new(),
         })
     }
 
