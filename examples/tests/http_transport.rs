@@ -677,3 +677,18 @@ async fn loopback_origins_are_accepted() {
         check_discover_result(&result);
     }
 }
+
+#[tokio::test]
+async fn sigterm_shuts_down_gracefully() {
+    let mut server = HttpServer::spawn();
+    let msg = request(json!(1), "tools/list", json!({}));
+    let resp = server.post(&msg).await;
+    assert_eq!(resp.status, 200, "{}", resp.body);
+    let status = server.terminate();
+    // Killed by the signal's default action, the process would not exit 0.
+    assert!(
+        status.success(),
+        "exit status after SIGTERM: {status:?}\n{}",
+        server.logs()
+    );
+}

@@ -641,6 +641,35 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// Sends SIGTERM and waits (bounded) for the process to exit.
+    pub fn terminate(&mut self) -> ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(
+            sent.is_ok_and(|s| s.success()),
+            "could not send SIGTERM to {pid}"
+        );
+        wait_bounded(&mut self.child, "SIGTERM", &self.logs)
+    }
+}
+
+/// Waits up to `EXIT_TIMEOUT` for `child` to exit after `cause`.
+fn wait_bounded(child: &mut Child, cause: &str, logs: &Arc<Mutex<String>>) -> ExitStatus {
+    let deadline = Instant::now() + EXIT_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status,
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
+            Ok(None) => panic!(
+                "server did not exit within {EXIT_TIMEOUT:?} after {cause}; stderr:\n{}",
+                logs_of(logs)
+            ),
+            Err(e) => panic!("waiting for server failed: {e}"),
+        }
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         kill_child(&mut self.child);
@@ -858,18 +887,7 @@ impl StdioServer {
 
     /// Wait (bounded) for the process to exit.
     pub fn wait_exit(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + EXIT_TIMEOUT;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return status,
-                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(20)),
-                Ok(None) => panic!(
-                    "server did not exit within {EXIT_TIMEOUT:?} after stdin EOF; stderr:\n{}",
-                    self.logs()
-                ),
-                Err(e) => panic!("waiting for server failed: {e}"),
-            }
-        }
+        wait_bounded(&mut self.child, "stdin EOF", &self.logs)
     }
 
     /// Assert every stdout line seen so far is a single JSON-RPC object.
