@@ -1,5 +1,84 @@
-//! Procedural macros for `mcp-runtime`.
+//! Procedural macros of `mcp-runtime`: `#[tool]`, `#[prompt]` and
+//! `#[resource]` on async functions, and the derives of elicitation forms
+//! (`ElicitForm`) and their choice fields (`ElicitChoice`).
 //!
-//! The handler attributes (`#[tool]`, `#[prompt]`, `#[resource]`) and the
-//! `#[derive(ElicitForm)]` derive arrive with the DSL; until then this crate
-//! is an empty proc-macro crate so the workspace layout is final.
+//! Use them through `mcp-runtime`, which re-exports them; the generated
+//! code reaches the runtime only through `::mcp_runtime::__private` (or the
+//! path given with `#[elicit(crate = "...")]`).
+
+mod attr;
+mod ctxt;
+mod form;
+mod handler;
+
+use proc_macro::TokenStream;
+
+/// Derives `ElicitForm` for a struct with named fields.
+///
+/// Each field becomes one field of a flat form. Field types: `String`,
+/// `bool`, integers, `f32`/`f64`, a fieldless enum deriving `ElicitChoice`
+/// (single select), a `Vec`/`BTreeSet`/`HashSet` of such an enum (multi
+/// select), and `Option` of any of these for a field the user may leave
+/// empty. Doc comments become descriptions; `#[serde(rename...)]` is
+/// followed so wire names match. Field options:
+/// `#[elicit(title = "..", description = "..", min_length = 1,
+/// max_length = 80, format = "email", minimum = 0, maximum = 10,
+/// min_items = 1, max_items = 3, default = ..)]`.
+///
+/// See `mcp_runtime::form` for examples.
+#[proc_macro_derive(ElicitForm, attributes(elicit))]
+pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    form::derive_form(&input).into()
+}
+
+/// Derives `ElicitChoice` for a fieldless enum: its variants are the
+/// values of a single-select field (or, in a `Vec`, a multi-select one).
+/// `#[elicit(title = "..")]` on a variant gives it a display title;
+/// `#[serde(rename...)]` sets wire values.
+///
+/// See `mcp_runtime::form` for examples.
+#[proc_macro_derive(ElicitChoice, attributes(elicit))]
+pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    form::derive_choice(&input).into()
+}
+
+/// Turns an `async fn` into an MCP tool.
+///
+/// The function stays as written; beside it the macro emits a hidden type
+/// of the same name to register: `.tool(deploy {})`. The descriptor comes
+/// from the function: its name (or `name = "..."`), its doc comment (or
+/// `description = "..."`; one of them is required), the input schema of
+/// its arguments type, the output schema of `Json<T>` returns, and the
+/// annotations `read_only`, `destructive`, `idempotent`, `open_world`.
+///
+/// Parameters, in any order: one arguments type (`Deserialize +
+/// JsonSchema`), `Ctx`, `Resume<S>` (the verified resume state), and
+/// `Shared<T>`. Returns: `CallToolResult`, `String`, `Json<T>`,
+/// `Reply<S>`, or a `Result` of these with `ToolError` (a tool failure,
+/// `isError: true`) or `McpError` (a protocol error).
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(handler::Kind::Tool, args.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP prompt; register with `.prompt(name {})`.
+///
+/// The properties of its arguments type become the prompt's declared
+/// arguments. It can ask for input like a tool (return
+/// `Reply<S, GetPromptResult>`).
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(handler::Kind::Prompt, args.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP resource: `#[resource(uri = "...")]`
+/// (register with `.resource(name {})`) or a resource template
+/// `#[resource(uri_template = "test://template/{id}/data")]` whose
+/// variables arrive as its arguments type (register with
+/// `.resource_template(name {})`).
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(handler::Kind::Resource, args.into(), item.into()).into()
+}

@@ -28,11 +28,28 @@
 //! # Ok(()) }
 //! ```
 
+pub mod form;
 pub mod receive;
 pub mod schema;
 pub mod server;
 pub mod state;
 pub mod transport;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use mcp_macros::{ElicitChoice, ElicitForm, prompt, resource, tool};
+/// The JSON Schema generator argument types derive `JsonSchema` with; use
+/// this re-export (or the same major version) so the traits match.
+pub use schemars;
+
+/// What a server written with the macros usually needs in scope.
+pub mod prelude {
+    pub use crate::form::{Answer, ElicitChoice, ElicitForm};
+    pub use crate::schema::{CallToolResult, InputRequest, McpError};
+    pub use crate::server::{Ctx, Json, Reply, Resume, Server, Shared, ToolError};
+    pub use mcp_macros::{ElicitChoice, ElicitForm, prompt, resource, tool};
+}
 
 /// A boxed, `Send` future: what handler and hook methods return.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;

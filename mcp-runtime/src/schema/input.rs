@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject,
-    ListRootsResult,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitRequestParams,
+    ElicitRequestUrlParams, ElicitRequestedSchema, ElicitResult, JsonObject, ListRootsResult,
+    UrlMode,
 };
 
 /// Something the server asks the client to obtain before it retries.
@@ -45,6 +46,30 @@ impl InputRequest {
             Self::Sampling(_) => input_methods::SAMPLING,
             Self::ListRoots => input_methods::LIST_ROOTS,
         }
+    }
+
+    /// A URL-mode elicitation: the user is sent to `url` (for anything
+    /// sensitive, which form mode must never ask for). The answer is an
+    /// `ElicitResult` without content.
+    pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::Elicitation(ElicitRequestParams::Url(ElicitRequestUrlParams {
+            mode: UrlMode::Url,
+            message: message.into(),
+            url: url.into(),
+        }))
+    }
+
+    /// A form-mode elicitation with a hand-built schema (typed forms use
+    /// `ElicitForm::form`).
+    pub fn elicit_form(
+        message: impl Into<String>,
+        requested_schema: ElicitRequestedSchema,
+    ) -> Self {
+        Self::Elicitation(ElicitRequestParams::Form(ElicitRequestFormParams {
+            mode: None,
+            message: message.into(),
+            requested_schema,
+        }))
     }
 
     /// A sampling input request (deprecated in 2026-07-28).

@@ -72,6 +72,7 @@ pub struct ServerBuilder {
     methods: Vec<Arc<dyn MethodHandler>>,
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
+    shared: super::registry::SharedValues,
 }
 
 impl ServerBuilder {
@@ -89,6 +90,7 @@ impl ServerBuilder {
             methods: Vec::new(),
             signer: None,
             replay_guard: None,
+            shared: Default::default(),
         }
     }
 
@@ -169,6 +171,15 @@ impl ServerBuilder {
     /// Needs a signer.
     pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
         self.replay_guard = Some(Arc::new(guard));
+        self
+    }
+
+    /// Shares `value` with every handler: a `Shared<T>` parameter (or
+    /// `ctx.shared::<T>()`) receives it. One value per type; a second call
+    /// with the same type replaces the first.
+    pub fn share<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.shared
+            .insert(std::any::TypeId::of::<T>(), Arc::new(value));
         self
     }
 
@@ -308,6 +319,7 @@ impl ServerBuilder {
                 methods,
                 signer: self.signer,
                 replay_guard: self.replay_guard,
+                shared: Arc::new(self.shared),
             }),
         })
     }

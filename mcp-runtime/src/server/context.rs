@@ -6,6 +6,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::ReceiveContext;
+use crate::form::{Answer, ElicitForm};
 use crate::schema::{
     ClientCapabilities, InputResponses, JsonRpcNotification, LoggingLevel,
     LoggingMessageNotificationParams, McpError, ProgressNotificationParams, RequestId, RequestMeta,
@@ -57,6 +58,8 @@ pub struct Context {
     pub(crate) state_payload: Option<Vec<u8>>,
     /// The server's signer, bound to this request's binding.
     pub(crate) signer: Option<RequestStateSigner>,
+    /// Values given to `ServerBuilder::share`, by type.
+    pub(crate) shared: std::sync::Arc<super::registry::SharedValues>,
 }
 
 impl Context {
@@ -92,6 +95,50 @@ impl Context {
         self.input_responses.as_ref()?.get(key)
     }
 
+    /// The answer under `key` to a form elicitation, decoded as form `T`.
+    ///
+    /// The raw response is parsed as an `ElicitResult`; `decline` and
+    /// `cancel` map to [`Answer::Decline`] and [`Answer::Cancel`]; an
+    /// accepted form is checked against `T`'s schema and decoded (content
+    /// that fails is [`Answer::Invalid`], naming the field); no response
+    /// under `key` this round is [`Answer::Missing`].
+    ///
+    /// ```
+    /// use mcp_runtime::form::{Answer, ElicitForm, FieldOptions, FormDecoder, FormError, FormSchema};
+    /// use mcp_runtime::schema::{CallToolResult, ElicitRequestedSchema, InputRequiredResult};
+    /// use mcp_runtime::server::{Context, Outcome};
+    /// use std::sync::OnceLock;
+    ///
+    /// // What `#[derive(ElicitForm)]` writes for `struct Confirm { ok: bool }`.
+    /// struct Confirm {
+    ///     ok: bool,
+    /// }
+    /// impl ElicitForm for Confirm {
+    ///     fn requested_schema() -> &'static ElicitRequestedSchema {
+    ///         static SCHEMA: OnceLock<ElicitRequestedSchema> = OnceLock::new();
+    ///         SCHEMA.get_or_init(|| FormSchema::new().field::<bool>("ok", FieldOptions::EMPTY).build())
+    ///     }
+    ///     fn decode(decoder: &mut FormDecoder<'_>) -> Result<Self, FormError> {
+    ///         Ok(Self { ok: decoder.field("ok")? })
+    ///     }
+    /// }
+    ///
+    /// fn deploy(ctx: &Context) -> Outcome<CallToolResult> {
+    ///     match ctx.answer::<Confirm>("confirm") {
+    ///         Answer::Accept(Confirm { ok: true }) => Outcome::Complete(CallToolResult::text("Deployed.")),
+    ///         Answer::Accept(_) | Answer::Decline | Answer::Cancel => {
+    ///             Outcome::Complete(CallToolResult::text("Not deployed."))
+    ///         }
+    ///         Answer::Missing | Answer::Invalid(_) => Outcome::InputRequired(
+    ///             InputRequiredResult::ask("confirm", Confirm::form("Deploy to production?")),
+    ///         ),
+    ///     }
+    /// }
+    /// ```
+    pub fn answer<T: ElicitForm>(&self, key: &str) -> Answer<T> {
+        Answer::from_response(self.input_response(key))
+    }
+
     /// The `requestState` the client echoed, exactly as received.
     pub fn request_state(&self) -> Option<&str> {
         self.request_state.as_deref()
@@ -115,6 +162,12 @@ impl Context {
             tracing::warn!(%error, method = %self.method, "refused a requestState whose payload does not decode");
             McpError::InvalidRequestState
         })
+    }
+
+    /// The value of type `T` given to `ServerBuilder::share`, if any.
+    pub fn shared<T: Send + Sync + 'static>(&self) -> Option<std::sync::Arc<T>> {
+        let value = self.shared.get(&std::any::TypeId::of::<T>())?;
+        std::sync::Arc::clone(value).downcast::<T>().ok()
     }
 
     /// The server's signer, already bound to this request (caller, method,
@@ -176,6 +229,14 @@ impl Context {
             .await
     }
 
+    /// Sets the newest round's `inputResponses` (for tests and embedding,
+    /// with [`detached`](Self::detached)).
+    #[doc(hidden)]
+    pub fn with_input_responses(mut self, responses: InputResponses) -> Self {
+        self.input_responses = Some(responses);
+        self
+    }
+
     /// A context for calling a handler directly (tests, embedding): no
     /// transport, no caller, no notifications.
     pub fn detached(method: &'static str, meta: RequestMeta) -> Self {
@@ -189,6 +250,7 @@ impl Context {
             notifier: Notifier::disabled(),
             state_payload: None,
             signer: None,
+            shared: std::sync::Arc::default(),
         }
     }
 }

@@ -198,6 +198,7 @@ async fn dispatch(
         notifier,
         state_payload: None,
         signer: None,
+        shared: Arc::clone(&registry.shared),
     };
     match route {
         Route::Discover => finish(registry, discover(registry)),

@@ -8,11 +8,14 @@
 
 mod builder;
 mod context;
+mod describe;
 mod dispatch;
+mod extract;
 mod handler;
 mod headers;
 mod incoming;
 mod registry;
+mod reply;
 mod state_gate;
 mod uri_template;
 
@@ -20,12 +23,15 @@ pub use crate::BoxFuture;
 pub use crate::receive::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
 pub use builder::{BuildError, ServerBuilder};
 pub use context::{Context, Notifier};
+pub use describe::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
 pub use dispatch::Response;
+pub use extract::{CallParts, Ctx, FromCall, Resume, Shared};
 pub use handler::{
     CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,
     ResourceTemplateHandler, ToolHandler,
 };
 pub use incoming::{Incoming, Request, parse_message};
+pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
 pub use uri_template::UriTemplate;
 
 use std::sync::Arc;

@@ -70,6 +70,9 @@ pub(crate) struct CachePolicy {
     pub(crate) lists: CacheHint,
 }
 
+/// Application values shared with every handler, by type.
+pub(crate) type SharedValues = HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
+
 /// Everything a built server holds; immutable after `build()`.
 pub(crate) struct Registry {
     pub(crate) info: Implementation,
@@ -86,4 +89,5 @@ pub(crate) struct Registry {
     pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
     pub(crate) signer: Option<RequestStateSigner>,
     pub(crate) replay_guard: Option<Arc<dyn ReplayGuard>>,
+    pub(crate) shared: Arc<SharedValues>,
 }

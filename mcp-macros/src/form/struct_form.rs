@@ -1,0 +1,253 @@
+//! `#[derive(ElicitForm)]`.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::attr::{self, Default, FieldAttrs};
+use crate::attr::{doc_comment, runtime_path, serde_names, unraw};
+use crate::ctxt::Ctxt;
+
+/// A form field, checked.
+struct Field<'a> {
+    ident: &'a syn::Ident,
+    ty: &'a syn::Type,
+    wire_name: String,
+    skip: bool,
+    description: Option<String>,
+    attrs: FieldAttrs,
+}
+
+pub(crate) fn derive_form(input: &syn::DeriveInput) -> TokenStream {
+    let mut cx = Ctxt::default();
+    let container = attr::container(&mut cx, &input.attrs);
+    let rt = runtime_path(container.krate.get());
+    let fields = parse(&mut cx, input);
+    let ident = &input.ident;
+    match cx.check() {
+        Ok(()) => expand(ident, &rt, &fields),
+        Err(errors) => {
+            let errors = errors.to_compile_error();
+            let stub = stub(ident, &rt);
+            quote!(#errors #stub)
+        }
+    }
+}
+
+fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Field<'a>> {
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "`ElicitForm` cannot be derived for a generic type: a form has one fixed schema",
+        );
+    }
+    let named = match &input.data {
+        syn::Data::Struct(syn::DataStruct {
+            fields: syn::Fields::Named(named),
+            ..
+        }) => named,
+        syn::Data::Struct(data) => {
+            cx.error_spanned_by(
+                &data.fields,
+                "`ElicitForm` needs a struct with named fields: each field is one form field",
+            );
+            return Vec::new();
+        }
+        syn::Data::Enum(data) => {
+            cx.error_spanned_by(
+                data.enum_token,
+                "`ElicitForm` is derived for structs; for a choice field, derive `ElicitChoice` on the enum",
+            );
+            return Vec::new();
+        }
+        syn::Data::Union(data) => {
+            cx.error_spanned_by(
+                data.union_token,
+                "`ElicitForm` is derived for structs, not unions",
+            );
+            return Vec::new();
+        }
+    };
+    let container_serde = serde_names(cx, &input.attrs);
+    let mut seen: BTreeMap<String, Span> = BTreeMap::new();
+    let mut fields = Vec::new();
+    for field in &named.named {
+        let Some(ident) = &field.ident else { continue };
+        let serde = serde_names(cx, &field.attrs);
+        let attrs = attr::field(cx, &field.attrs);
+        let wire_name = serde.rename.clone().unwrap_or_else(|| {
+            let name = unraw(ident);
+            match container_serde.rename_all {
+                Some((rule, _)) => rule.apply_to_field(&name),
+                None => name,
+            }
+        });
+        if !serde.skip {
+            if seen.contains_key(&wire_name) {
+                cx.error_spanned_by(
+                    ident,
+                    format!("two fields of this form are named `{wire_name}` on the wire"),
+                );
+            }
+            seen.insert(wire_name.clone(), ident.span());
+        }
+        check_ranges(cx, &attrs);
+        fields.push(Field {
+            ident,
+            ty: &field.ty,
+            wire_name,
+            skip: serde.skip,
+            description: doc_comment(&field.attrs),
+            attrs,
+        });
+    }
+    fields
+}
+
+fn check_ranges(cx: &mut Ctxt, attrs: &FieldAttrs) {
+    let pairs = [
+        (
+            attrs.min_length.get().map(|v| *v as f64),
+            attrs.max_length.get().map(|v| *v as f64),
+            attrs.max_length.span(),
+            "`max_length` is below `min_length`",
+        ),
+        (
+            attrs.minimum.get().copied(),
+            attrs.maximum.get().copied(),
+            attrs.maximum.span(),
+            "`maximum` is below `minimum`",
+        ),
+        (
+            attrs.min_items.get().map(|v| *v as f64),
+            attrs.max_items.get().map(|v| *v as f64),
+            attrs.max_items.span(),
+            "`max_items` is below `min_items`",
+        ),
+    ];
+    for (low, high, span, message) in pairs {
+        if let (Some(low), Some(high), Some(span)) = (low, high, span)
+            && high < low
+        {
+            cx.syn_error(syn::Error::new(span, message));
+        }
+    }
+}
+
+fn expand(ident: &syn::Ident, rt: &TokenStream, fields: &[Field<'_>]) -> TokenStream {
+    let schema_fields = fields.iter().filter(|f| !f.skip).map(|f| {
+        let name = &f.wire_name;
+        let options = options(f);
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> .field::<#ty>(#name, #options))
+    });
+    let decode_fields = fields.iter().map(|f| {
+        let member = f.ident;
+        let name = &f.wire_name;
+        if f.skip {
+            quote!(#member: _mcp::Default::default())
+        } else {
+            quote!(#member: __mcp_form.field(#name)?)
+        }
+    });
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_qualifications)]
+        const _: () = {
+            use #rt::__private as _mcp;
+
+            #[automatically_derived]
+            impl _mcp::ElicitForm for #ident {
+                fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
+                    static SCHEMA: _mcp::OnceLock<_mcp::ElicitRequestedSchema> = _mcp::OnceLock::new();
+                    SCHEMA.get_or_init(|| _mcp::FormSchema::new() #(#schema_fields)* .build())
+                }
+
+                fn decode(
+                    __mcp_form: &mut _mcp::FormDecoder<'_>,
+                ) -> _mcp::Result<Self, _mcp::FormError> {
+                    _mcp::Result::Ok(Self { #(#decode_fields,)* })
+                }
+            }
+        };
+    }
+}
+
+/// `_mcp::FieldOptions { .. }` with only the options that were given.
+fn options(field: &Field<'_>) -> TokenStream {
+    let a = &field.attrs;
+    let description = a
+        .description
+        .get()
+        .cloned()
+        .or_else(|| field.description.clone());
+    let mut set = Vec::new();
+    let some = |value: TokenStream| quote!(_mcp::Option::Some(#value));
+    if let Some(title) = a.title.get() {
+        set.push(("title", some(quote!(#title))));
+    }
+    if let Some(description) = description {
+        set.push(("description", some(quote!(#description))));
+    }
+    for (key, slot) in [
+        ("min_length", &a.min_length),
+        ("max_length", &a.max_length),
+        ("min_items", &a.min_items),
+        ("max_items", &a.max_items),
+    ] {
+        if let Some(value) = slot.get() {
+            let lit = Literal::u64_suffixed(*value);
+            set.push((key, some(quote!(#lit))));
+        }
+    }
+    for (key, slot) in [("minimum", &a.minimum), ("maximum", &a.maximum)] {
+        if let Some(value) = slot.get() {
+            let lit = Literal::f64_suffixed(*value);
+            set.push((key, some(quote!(#lit))));
+        }
+    }
+    if let Some(format) = a.format.get() {
+        set.push(("format", some(quote!(_mcp::StringFormat::#format))));
+    }
+    if let Some(default) = a.default.get() {
+        let value = match default {
+            Default::Bool(b) => quote!(_mcp::DefaultValue::Bool(#b)),
+            Default::Int(i) => quote!(_mcp::DefaultValue::Int(#i)),
+            Default::Float(f) => {
+                let lit = Literal::f64_suffixed(*f);
+                quote!(_mcp::DefaultValue::Float(#lit))
+            }
+            Default::Str(s) => quote!(_mcp::DefaultValue::Str(#s)),
+            Default::Strs(items) => quote!(_mcp::DefaultValue::Strs(&[#(#items),*])),
+        };
+        set.push(("default", some(value)));
+    }
+    if set.is_empty() {
+        return quote!(_mcp::FieldOptions::EMPTY);
+    }
+    let entries = set.into_iter().map(|(key, value)| {
+        let key = syn::Ident::new(key, Span::call_site());
+        quote!(#key: #value)
+    });
+    quote!(_mcp::FieldOptions { #(#entries,)* .._mcp::FieldOptions::EMPTY })
+}
+
+/// The impl emitted beside errors, so uses of the type add no errors.
+fn stub(ident: &syn::Ident, rt: &TokenStream) -> TokenStream {
+    quote! {
+        #[allow(unused_qualifications, unreachable_code)]
+        const _: () = {
+            use #rt::__private as _mcp;
+            impl _mcp::ElicitForm for #ident {
+                fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
+                    ::core::unreachable!()
+                }
+                fn decode(_: &mut _mcp::FormDecoder<'_>) -> _mcp::Result<Self, _mcp::FormError> {
+                    ::core::unreachable!()
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,156 @@
+//! Typed answers to form elicitations, and why an answer was refused.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::ElicitForm;
+use crate::schema::{ElicitAction, ElicitResult};
+
+/// Why submitted form content could not become the form's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormError {
+    /// The offending field, when the problem is one field's.
+    pub field: Option<String>,
+    /// What is wrong, e.g. `missing` or `must be at most 200 characters long, got 201`.
+    pub reason: String,
+}
+
+impl FormError {
+    /// An error about field `field`.
+    pub fn field(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            field: Some(field.into()),
+            reason: reason.into(),
+        }
+    }
+
+    /// An error about the answer as a whole.
+    pub fn whole(reason: impl Into<String>) -> Self {
+        Self {
+            field: None,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for FormError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "field {field:?}: {}", self.reason),
+            None => f.write_str(&self.reason),
+        }
+    }
+}
+
+impl std::error::Error for FormError {}
+
+/// What became of a form elicitation, read from one round's input
+/// responses (see [`Context::answer`](crate::server::Context::answer)).
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub enum Answer<T> {
+    /// The user submitted the form, and every field passed the schema's
+    /// checks and decoded into `T`.
+    Accept(T),
+    /// The user explicitly refused (`action: "decline"`).
+    Decline,
+    /// The user dismissed the request without choosing
+    /// (`action: "cancel"`).
+    Cancel,
+    /// No response under that key this round: typically the first call,
+    /// before the form was asked for. Ask (again).
+    Missing,
+    /// A response arrived but cannot be used: it is not an `ElicitResult`
+    /// at all, or the accepted content has a required field missing, a
+    /// value of the wrong type, or a value violating a declared constraint
+    /// (length, format, range, options, number of selections). The error
+    /// names the field when one is at fault.
+    Invalid(FormError),
+}
+
+impl<T> Answer<T> {
+    /// Whether the user submitted a valid form.
+    pub fn is_accept(&self) -> bool {
+        matches!(self, Self::Accept(_))
+    }
+
+    /// The submitted form, if the user submitted a valid one.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Self::Accept(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+impl<T: ElicitForm> Answer<T> {
+    /// Reads one raw input response (`None` when there is none).
+    ///
+    /// `null` values in `content` are taken as fields left out (the schema
+    /// has no `null`, but some clients send it for an empty field). An
+    /// accepted answer without `content` decodes as an empty form, so a
+    /// form whose fields are all optional is accepted.
+    pub fn from_response(response: Option<&Value>) -> Self {
+        let Some(raw) = response else {
+            return Self::Missing;
+        };
+        let parsed = match raw.get("content").and_then(Value::as_object) {
+            Some(content) if content.values().any(Value::is_null) => {
+                let mut raw = raw.clone();
+                if let Some(Value::Object(content)) = raw.get_mut("content") {
+                    content.retain(|_, value| !value.is_null());
+                }
+                ElicitResult::deserialize(&raw)
+            }
+            _ => ElicitResult::deserialize(raw),
+        };
+        let result = match parsed {
+            Ok(result) => result,
+            Err(error) => {
+                return Self::Invalid(FormError::whole(format!(
+                    "not an elicitation result: {error}"
+                )));
+            }
+        };
+        match result.action {
+            ElicitAction::Decline => Self::Decline,
+            ElicitAction::Cancel => Self::Cancel,
+            ElicitAction::Accept => {
+                let content = result.content.unwrap_or_else(BTreeMap::new);
+                match T::from_content(&content) {
+                    Ok(value) => Self::Accept(value),
+                    Err(error) => Self::Invalid(error),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_field() {
+        assert_eq!(
+            FormError::field("age", "missing").to_string(),
+            r#"field "age": missing"#
+        );
+        assert_eq!(FormError::whole("bad").to_string(), "bad");
+    }
+
+    #[test]
+    fn helpers() {
+        assert!(Answer::Accept(1).is_accept());
+        assert!(!Answer::<i32>::Decline.is_accept());
+        assert_eq!(Answer::Accept(1).accepted(), Some(1));
+        assert_eq!(Answer::<i32>::Missing.accepted(), None);
+        assert_eq!(
+            Answer::<i32>::Invalid(FormError::whole("x")).accepted(),
+            None
+        );
+    }
+}

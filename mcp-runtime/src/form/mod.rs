@@ -1,0 +1,58 @@
+//! The typed side of elicitation: forms derived from structs, choices
+//! derived from enums, and typed answers.
+//!
+//! `#[derive(ElicitForm)]` on a struct with named fields implements
+//! [`ElicitForm`]: the struct becomes an `ElicitRequestedSchema`, and an
+//! accepted answer decodes back into the struct after every constraint the
+//! schema declared has been checked (the client is not trusted).
+//! `#[derive(ElicitChoice)]` on a fieldless enum implements
+//! [`ElicitChoice`], which makes the enum usable as a single-select field,
+//! and a `Vec`/set of it as a multi-select field.
+
+mod answer;
+mod decode;
+mod field;
+mod schema;
+
+pub use answer::{Answer, FormError};
+pub use decode::FormDecoder;
+pub use field::{ChoiceOption, DefaultValue, ElicitChoice, ElicitField, FieldOptions};
+pub use schema::FormSchema;
+
+use std::collections::BTreeMap;
+
+use crate::schema::{
+    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, ElicitValue, InputRequest,
+};
+
+/// A flat form the server can ask the user to fill in.
+///
+/// Derive it with `#[derive(ElicitForm)]`; implementing it by hand is
+/// possible but rarely useful.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an elicitation form",
+    note = "derive it: `#[derive(ElicitForm)]` on a struct with named fields"
+)]
+pub trait ElicitForm: Sized {
+    /// The form's schema, built once per type.
+    fn requested_schema() -> &'static ElicitRequestedSchema;
+
+    /// Builds the value from a decoder that has already checked each field
+    /// against the schema (generated code calls `decoder.field(name)`).
+    fn decode(decoder: &mut FormDecoder<'_>) -> Result<Self, FormError>;
+
+    /// Decodes submitted form content, enforcing the schema's constraints.
+    fn from_content(content: &BTreeMap<String, ElicitValue>) -> Result<Self, FormError> {
+        let mut decoder = FormDecoder::new(Self::requested_schema(), content);
+        Self::decode(&mut decoder)
+    }
+
+    /// An `elicitation/create` input request (form mode) for this form.
+    fn form(message: impl Into<String>) -> InputRequest {
+        InputRequest::Elicitation(ElicitRequestParams::Form(ElicitRequestFormParams {
+            mode: None,
+            message: message.into(),
+            requested_schema: Self::requested_schema().clone(),
+        }))
+    }
+}

@@ -1,0 +1,85 @@
+//! Building a form's schema field by field.
+
+use std::collections::BTreeMap;
+
+use super::field::{ElicitField, FieldOptions};
+use crate::schema::{ElicitRequestedSchema, ObjectType, PrimitiveSchemaDefinition};
+
+/// Builds an [`ElicitRequestedSchema`] one typed field at a time.
+///
+/// This is what `#[derive(ElicitForm)]` generates; written by hand:
+///
+/// ```
+/// use mcp_runtime::form::{FieldOptions, FormSchema};
+///
+/// let schema = FormSchema::new()
+///     .field::<bool>("ok", FieldOptions { description: Some("Deploy?"), ..FieldOptions::EMPTY })
+///     .field::<Option<String>>("note", FieldOptions { max_length: Some(200), ..FieldOptions::EMPTY })
+///     .build();
+/// assert_eq!(schema.required, Some(vec!["ok".to_owned()]));
+/// assert_eq!(schema.properties.len(), 2);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct FormSchema {
+    properties: BTreeMap<String, PrimitiveSchemaDefinition>,
+    required: Vec<String>,
+}
+
+impl FormSchema {
+    /// A form with no fields yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds field `name` of type `T` with `options`; the field is required
+    /// unless `T` is an `Option`. Adding a name twice replaces the field.
+    #[must_use]
+    pub fn field<T: ElicitField>(mut self, name: &str, options: FieldOptions) -> Self {
+        self.properties.insert(name.to_owned(), T::schema(&options));
+        self.required.retain(|n| n != name);
+        if T::REQUIRED {
+            self.required.push(name.to_owned());
+        }
+        self
+    }
+
+    /// The finished schema (`required` is left out when no field is).
+    pub fn build(self) -> ElicitRequestedSchema {
+        ElicitRequestedSchema {
+            schema: None,
+            kind: ObjectType::Object,
+            properties: self.properties,
+            required: (!self.required.is_empty()).then_some(self.required),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_form_has_no_required_list() {
+        let schema = FormSchema::new()
+            .field::<Option<bool>>("x", FieldOptions::EMPTY)
+            .build();
+        assert_eq!(schema.required, None);
+        assert_eq!(
+            serde_json::to_value(&schema).ok(),
+            Some(serde_json::json!({"type": "object", "properties": {"x": {"type": "boolean"}}}))
+        );
+    }
+
+    #[test]
+    fn redeclaring_a_field_replaces_it() {
+        let schema = FormSchema::new()
+            .field::<bool>("x", FieldOptions::EMPTY)
+            .field::<Option<String>>("x", FieldOptions::EMPTY)
+            .build();
+        assert_eq!(schema.required, None);
+        assert!(matches!(
+            schema.properties.get("x"),
+            Some(PrimitiveSchemaDefinition::String(_))
+        ));
+    }
+}

@@ -1,0 +1,166 @@
+//! Descriptors of macro-generated handlers, built from what the macro read
+//! off the function and what the parameter and return types contribute.
+
+use serde_json::Value;
+
+use crate::schema::{
+    JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
+};
+
+/// A function that yields one parameter's part of the input schema.
+pub type SchemaFn = fn() -> Option<JsonObject>;
+
+/// What `#[tool]` knows about a tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: &'static str,
+    /// Human-readable name.
+    pub title: Option<&'static str>,
+    /// From the doc comment or `description = "..."`.
+    pub description: &'static str,
+    /// `read_only`.
+    pub read_only: Option<bool>,
+    /// `destructive`.
+    pub destructive: Option<bool>,
+    /// `idempotent`.
+    pub idempotent: Option<bool>,
+    /// `open_world`.
+    pub open_world: Option<bool>,
+    /// Each parameter's schema contribution.
+    pub input: &'static [SchemaFn],
+    /// The return type's output schema.
+    pub output: SchemaFn,
+}
+
+impl ToolSpec {
+    /// The tool descriptor.
+    pub fn build(self) -> Tool {
+        let annotations = ToolAnnotations {
+            title: None,
+            read_only_hint: self.read_only,
+            destructive_hint: self.destructive,
+            idempotent_hint: self.idempotent,
+            open_world_hint: self.open_world,
+        };
+        let mut tool = Tool::new(self.name, self.description)
+            .with_input_schema(merge_input_schemas(self.input));
+        tool.title = self.title.map(str::to_owned);
+        tool.output_schema = (self.output)();
+        tool.annotations = (annotations != ToolAnnotations::default()).then_some(annotations);
+        tool
+    }
+}
+
+/// What `#[prompt]` knows about a prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptSpec {
+    /// The prompt's name.
+    pub name: &'static str,
+    /// Human-readable name.
+    pub title: Option<&'static str>,
+    /// From the doc comment or `description = "..."`.
+    pub description: &'static str,
+    /// Each parameter's schema contribution: its properties become the
+    /// prompt's declared arguments.
+    pub input: &'static [SchemaFn],
+}
+
+impl PromptSpec {
+    /// The prompt descriptor.
+    pub fn build(self) -> Prompt {
+        let schema = merge_input_schemas(self.input);
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut prompt = Prompt::new(self.name, self.description);
+        prompt.title = self.title.map(str::to_owned);
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for (name, property) in properties {
+                prompt = prompt.with_argument(PromptArgument {
+                    name: name.clone(),
+                    title: property
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    description: property
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    required: Some(required.contains(&name.as_str())),
+                });
+            }
+        }
+        prompt
+    }
+}
+
+/// What `#[resource]` knows about a resource or a resource template.
+#[derive(Debug, Clone, Copy)]
+pub struct ResourceSpec {
+    /// The URI, or the URI template.
+    pub uri: &'static str,
+    /// The resource's name.
+    pub name: &'static str,
+    /// Human-readable name.
+    pub title: Option<&'static str>,
+    /// From the doc comment or `description = "..."`.
+    pub description: Option<&'static str>,
+    /// MIME type.
+    pub mime_type: Option<&'static str>,
+}
+
+impl ResourceSpec {
+    /// The descriptor of a resource with a fixed URI.
+    pub fn resource(self) -> Resource {
+        let mut resource = Resource::new(self.uri, self.name);
+        resource.title = self.title.map(str::to_owned);
+        resource.description = self.description.map(str::to_owned);
+        resource.mime_type = self.mime_type.map(str::to_owned);
+        resource
+    }
+
+    /// The descriptor of a resource template.
+    pub fn template(self) -> ResourceTemplate {
+        let mut template = ResourceTemplate::new(self.uri, self.name);
+        template.title = self.title.map(str::to_owned);
+        template.description = self.description.map(str::to_owned);
+        template.mime_type = self.mime_type.map(str::to_owned);
+        template
+    }
+}
+
+/// One input schema from the parameters' contributions: `{"type":"object"}`
+/// when none contributes, the contribution when one does, and the union of
+/// `properties`, `required` and `$defs` when several do.
+fn merge_input_schemas(parts: &[SchemaFn]) -> JsonObject {
+    let mut schemas = parts.iter().filter_map(|part| part());
+    let Some(mut merged) = schemas.next() else {
+        let mut empty = JsonObject::new();
+        empty.insert("type".into(), Value::from("object"));
+        return empty;
+    };
+    for schema in schemas {
+        for key in ["properties", "$defs"] {
+            if let Some(Value::Object(more)) = schema.get(key) {
+                let entry = merged
+                    .entry(key)
+                    .or_insert_with(|| Value::Object(JsonObject::new()));
+                if let Value::Object(existing) = entry {
+                    existing.extend(more.clone());
+                }
+            }
+        }
+        if let Some(Value::Array(more)) = schema.get("required") {
+            let entry = merged
+                .entry("required")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(existing) = entry {
+                existing.extend(more.iter().cloned());
+            }
+        }
+    }
+    merged
+}
