@@ -654,7 +654,7 @@ fn every_field() -> Vec<(&'static str, PrimitiveSchemaDefinition)> {
 
 fn form(message: &str) -> ElicitRequestParams {
     let fields = every_field();
-    let properties: BTreeMap<String, PrimitiveSchemaDefinition> = fields
+    let properties: mcp_runtime::schema::FormProperties = fields
         .into_iter()
         .enumerate()
         .map(|(i, (_, field))| (format!("field{i}"), field))

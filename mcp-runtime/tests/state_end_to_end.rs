@@ -92,7 +92,7 @@ fn assert_logged(needles: &[&str]) {
 // ---------------------------------------------------------------- handlers
 
 fn confirm_request(target: &str) -> InputRequest {
-    let mut properties = BTreeMap::new();
+    let mut properties = mcp_runtime::schema::FormProperties::new();
     properties.insert(
         "ok".to_owned(),
         PrimitiveSchemaDefinition::Boolean(BooleanSchema::default()),

@@ -1,9 +1,7 @@
 //! Building a form's schema field by field.
 
-use std::collections::BTreeMap;
-
 use super::field::{ElicitField, FieldOptions};
-use crate::schema::{ElicitRequestedSchema, ObjectType, PrimitiveSchemaDefinition};
+use crate::schema::{ElicitRequestedSchema, FormProperties, ObjectType};
 
 /// Builds an [`ElicitRequestedSchema`] one typed field at a time.
 ///
@@ -21,7 +19,7 @@ use crate::schema::{ElicitRequestedSchema, ObjectType, PrimitiveSchemaDefinition
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct FormSchema {
-    properties: BTreeMap<String, PrimitiveSchemaDefinition>,
+    properties: FormProperties,
     required: Vec<String>,
 }
 
@@ -59,6 +57,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fields_keep_their_declaration_order() {
+        let schema = FormSchema::new()
+            .field::<String>("zebra", FieldOptions::EMPTY)
+            .field::<bool>("apple", FieldOptions::EMPTY)
+            .build();
+        let json = serde_json::to_string(&schema).unwrap_or_default();
+        let (zebra, apple) = (json.find("zebra"), json.find("apple"));
+        assert!(zebra.is_some() && zebra < apple, "{json}");
+    }
+
+    #[test]
     fn empty_form_has_no_required_list() {
         let schema = FormSchema::new()
             .field::<Option<bool>>("x", FieldOptions::EMPTY)
@@ -79,7 +88,7 @@ mod tests {
         assert_eq!(schema.required, None);
         assert!(matches!(
             schema.properties.get("x"),
-            Some(PrimitiveSchemaDefinition::String(_))
+            Some(crate::schema::PrimitiveSchemaDefinition::String(_))
         ));
     }
 }

@@ -104,6 +104,9 @@ pub enum ObjectType {
     Object,
 }
 
+/// The fields of a form in the order they are declared (and shown).
+pub type FormProperties = indexmap::IndexMap<String, PrimitiveSchemaDefinition>;
+
 /// The schema of a flat elicitation form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElicitRequestedSchema {
@@ -114,7 +117,7 @@ pub struct ElicitRequestedSchema {
     #[serde(rename = "type")]
     pub kind: ObjectType,
     /// The fields, by name.
-    pub properties: BTreeMap<String, PrimitiveSchemaDefinition>,
+    pub properties: FormProperties,
     /// Names of the fields the user must fill in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
