@@ -433,11 +433,11 @@ fn every_field_kind_has_the_expected_schema() {
             "born": {"type": "string", "format": "date"},
             "meeting": {"type": "string", "format": "date-time"},
             "subscribe": {"type": "boolean", "default": true},
-            "age": {"type": "integer", "minimum": 0.0, "maximum": 255.0, "default": 30.0},
-            "level": {"type": "integer", "minimum": -5.0, "maximum": 5.0},
+            "age": {"type": "integer", "minimum": 0, "maximum": 255, "default": 30},
+            "level": {"type": "integer", "minimum": -5, "maximum": 5},
             "big": {"type": "integer"},
-            "count": {"type": "integer", "minimum": 0.0},
-            "ratio": {"type": "number", "minimum": 0.0, "maximum": 1.0, "default": 0.5},
+            "count": {"type": "integer", "minimum": 0},
+            "ratio": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
             "weight": {"type": "number"},
             "env": {
                 "type": "string",
@@ -500,17 +500,17 @@ fn integer_types_get_their_range_when_narrower_than_a_json_number() {
     let json = serde_json::to_value(&schema).unwrap();
     assert_eq!(
         json["properties"]["i8"],
-        json!({"type": "integer", "minimum": -128.0, "maximum": 127.0})
+        json!({"type": "integer", "minimum": -128, "maximum": 127})
     );
     assert_eq!(
         json["properties"]["u32"],
-        json!({"type": "integer", "minimum": 0.0, "maximum": 4_294_967_295.0_f64})
+        json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64})
     );
     assert_eq!(json["properties"]["i64"], json!({"type": "integer"}));
-    assert_eq!(json["properties"]["usize"]["minimum"], json!(0.0));
+    assert_eq!(json["properties"]["usize"]["minimum"], json!(0));
     assert_eq!(
         json["properties"]["u16"],
-        json!({"type": "integer", "minimum": 0.0, "maximum": 1000.0})
+        json!({"type": "integer", "minimum": 0, "maximum": 1000})
     );
 }
 
@@ -533,7 +533,7 @@ fn mismatched_defaults_are_left_out() {
         .build();
     let json = serde_json::to_value(&schema).unwrap();
     for (name, property) in json["properties"].as_object().unwrap() {
-        let expected = (name == "f64_int").then_some(json!(2.0));
+        let expected = (name == "f64_int").then_some(json!(2));
         assert_eq!(property.get("default").cloned(), expected, "{name}");
     }
 }

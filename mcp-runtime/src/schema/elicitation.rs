@@ -286,14 +286,38 @@ pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Smallest allowed value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_as_integer"
+    )]
     pub minimum: Option<f64>,
     /// Largest allowed value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_as_integer"
+    )]
     pub maximum: Option<f64>,
     /// Pre-filled value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_as_integer"
+    )]
     pub default: Option<f64>,
+}
+
+/// Writes whole numbers as JSON integers (`255`, not `255.0`), as the
+/// specification asks; other values as they are.
+fn whole_as_integer<S: serde::Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 => {
+            s.serialize_i64(*v as i64)
+        }
+        Some(v) => s.serialize_f64(*v),
+        None => s.serialize_none(),
+    }
 }
 
 /// A yes/no field.
