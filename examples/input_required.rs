@@ -6,22 +6,26 @@
 //! process but over real HTTP on 127.0.0.1, answers the form and calls
 //! again with the echoed state. Every message is printed as it travels.
 //!
+//! The tool is written with the macros: `#[tool]` on an async function,
+//! the form as a struct deriving `ElicitForm`, the typed resume state as a
+//! `Resume<Step>` parameter, and the answer read with `ctx.answer::<Confirm>`.
+//!
 //! ```text
 //! cargo run --example input_required
 //! ```
 
-use std::collections::BTreeMap;
-
-use mcp_runtime::schema::{
-    BooleanSchema, CallToolResult, ElicitRequestFormParams, ElicitRequestParams,
-    ElicitRequestedSchema, ElicitResult, InputRequest, InputRequiredResult, JsonObject, McpError,
-    PrimitiveSchemaDefinition, Tool,
-};
-use mcp_runtime::server::{BoxFuture, Context, Outcome, Server, ToolHandler};
+use mcp_runtime::prelude::*;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::http::HttpTransport;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+/// The form the user fills in: one required yes/no field.
+#[derive(ElicitForm)]
+struct Confirm {
+    /// Deploy to production?
+    ok: bool,
+}
 
 /// Where a deployment stands between rounds. It travels, signed and bound
 /// to this caller, tool and arguments, in `requestState`.
@@ -30,71 +34,25 @@ enum Step {
     AwaitingConfirmation,
 }
 
-/// Deploys the current build, after the user confirms.
-struct Deploy;
-
-impl Deploy {
-    fn ask(ctx: &Context) -> Result<Outcome<CallToolResult>, McpError> {
-        let mut properties = BTreeMap::new();
-        properties.insert(
-            "ok".to_owned(),
-            PrimitiveSchemaDefinition::Boolean(BooleanSchema {
-                description: Some("Deploy to production?".into()),
-                ..BooleanSchema::default()
-            }),
-        );
-        let form = ElicitRequestFormParams {
-            mode: None,
-            message: "Deploy to production?".into(),
-            requested_schema: ElicitRequestedSchema {
-                properties,
-                required: Some(vec!["ok".into()]),
-                ..ElicitRequestedSchema::default()
-            },
-        };
-        let ask = InputRequiredResult::ask(
-            "confirm",
-            InputRequest::Elicitation(ElicitRequestParams::Form(form)),
-        )
-        .with_state(ctx.mint_state(&Step::AwaitingConfirmation)?);
-        Ok(Outcome::InputRequired(ask))
-    }
+/// Asks for the confirmation, resuming at `Step::AwaitingConfirmation`.
+fn ask() -> Reply<Step> {
+    Reply::ask("confirm", Confirm::form("Deploy to production?")).resume(Step::AwaitingConfirmation)
 }
 
-impl ToolHandler for Deploy {
-    fn descriptor(&self) -> Tool {
-        Tool::new("deploy", "Deploy the current build.")
-    }
-
-    fn call(
-        &self,
-        _arguments: JsonObject,
-        ctx: Context,
-    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
-        Box::pin(async move {
-            // The state was verified before this handler ran; `None` is a first call.
-            match ctx.state::<Step>()? {
-                None => Self::ask(&ctx),
-                Some(Step::AwaitingConfirmation) => {
-                    let answer = ctx
-                        .input_response("confirm")
-                        .and_then(|raw| serde_json::from_value::<ElicitResult>(raw.clone()).ok());
-                    let confirmed = answer.as_ref().is_some_and(|a| {
-                        a.action == mcp_runtime::schema::ElicitAction::Accept
-                            && a.content.as_ref().and_then(|c| c.get("ok"))
-                                == Some(&mcp_runtime::schema::ElicitValue::Bool(true))
-                    });
-                    match answer {
-                        // No usable answer this round: ask again.
-                        None => Self::ask(&ctx),
-                        Some(_) if confirmed => {
-                            Ok(Outcome::Complete(CallToolResult::text("Deployed.")))
-                        }
-                        Some(_) => Ok(Outcome::Complete(CallToolResult::text("Not deployed."))),
-                    }
-                }
+/// Deploy the current build.
+#[tool(destructive)]
+async fn deploy(ctx: Ctx, step: Resume<Step>) -> Reply<Step> {
+    // The state was verified before this handler ran; `None` is a first call.
+    match step.into_inner() {
+        None => ask(),
+        Some(Step::AwaitingConfirmation) => match ctx.answer::<Confirm>("confirm") {
+            Answer::Accept(Confirm { ok: true }) => Reply::text("Deployed."),
+            Answer::Accept(Confirm { ok: false }) | Answer::Decline | Answer::Cancel => {
+                Reply::text("Not deployed.")
             }
-        })
+            // No usable answer this round: ask again.
+            Answer::Missing | Answer::Invalid(_) => ask(),
+        },
     }
 }
 
@@ -151,7 +109,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // a generated one is enough for one process.
     let signer = RequestStateSigner::generate()?;
     let server = Server::builder("deployer", "1.0.0")
-        .tool(Deploy)
+        .tool(deploy {})
         .request_state_signer(signer)
         .build()?;
     let bound = HttpTransport::new(server).bind("127.0.0.1:0").await?;

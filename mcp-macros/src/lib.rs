@@ -26,7 +26,7 @@ use proc_macro::TokenStream;
 /// min_items = 1, max_items = 3, default = ..)]`.
 ///
 /// See `mcp_runtime::form` for examples.
-#[proc_macro_derive(ElicitForm, attributes(elicit))]
+#[proc_macro_derive(ElicitForm, attributes(elicit, serde))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     form::derive_form(&input).into()
@@ -38,7 +38,7 @@ pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
 /// `#[serde(rename...)]` sets wire values.
 ///
 /// See `mcp_runtime::form` for examples.
-#[proc_macro_derive(ElicitChoice, attributes(elicit))]
+#[proc_macro_derive(ElicitChoice, attributes(elicit, serde))]
 pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     form::derive_choice(&input).into()

@@ -38,7 +38,246 @@ pub mod transport;
 #[doc(hidden)]
 pub mod __private;
 
-pub use mcp_macros::{ElicitChoice, ElicitForm, prompt, resource, tool};
+/// Turns an `async fn` into a tool.
+///
+/// The function stays as written; beside it a hidden handler type of the
+/// same name is emitted, registered with `.tool(name {})`. The descriptor
+/// comes from the function: its name (or `name = "..."`), its doc comment
+/// (or `description = "..."`; one of them is required), the input schema of
+/// its arguments type, the output schema of a `Json<T>` return, and the
+/// annotations `read_only`, `destructive`, `idempotent`, `open_world`.
+///
+/// Parameters, in any order: one arguments type (`Deserialize` +
+/// `JsonSchema`), [`Ctx`](server::Ctx), [`Resume<S>`](server::Resume)
+/// (the verified resume state) and [`Shared<T>`](server::Shared).
+/// Returns: `CallToolResult`, `String`, [`Json<T>`](server::Json),
+/// [`Reply<S>`](server::Reply), or a `Result` of these with
+/// [`ToolError`](server::ToolError) (the tool failed: `isError: true`) or
+/// `McpError` (a protocol error).
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[schemars(crate = "mcp_runtime::schemars")]
+/// struct DeployArgs {
+///     /// Where to deploy.
+///     target: String,
+/// }
+///
+/// #[derive(ElicitForm)]
+/// struct Confirm {
+///     /// Deploy to production?
+///     ok: bool,
+/// }
+///
+/// #[derive(Serialize, Deserialize)]
+/// enum Step {
+///     AwaitingConfirmation,
+/// }
+///
+/// /// Deploy the current build.
+/// #[tool(destructive)]
+/// async fn deploy(args: DeployArgs, ctx: Ctx, step: Resume<Step>) -> Result<Reply<Step>, ToolError> {
+///     let ask = || Reply::ask("confirm", Confirm::form("Deploy to production?"))
+///         .resume(Step::AwaitingConfirmation);
+///     match step.into_inner() {
+///         None => Ok(ask()),
+///         Some(Step::AwaitingConfirmation) => match ctx.answer::<Confirm>("confirm") {
+///             Answer::Accept(Confirm { ok: true }) => Ok(Reply::text(format!("Deployed to {}.", args.target))),
+///             Answer::Accept(_) | Answer::Decline | Answer::Cancel => Ok(Reply::text("Not deployed.")),
+///             Answer::Missing | Answer::Invalid(_) => Ok(ask()),
+///         },
+///     }
+/// }
+///
+/// let server = Server::builder("deployer", "1.0.0")
+///     .tool(deploy {})
+///     .request_state_signer(mcp_runtime::state::RequestStateSigner::generate()?)
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A tool needs a description, so clients and models know what it does:
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// #[tool]
+/// async fn undocumented() -> String {
+///     "no doc comment".into()
+/// }
+/// ```
+pub use mcp_macros::tool;
+
+/// Turns an `async fn` into a prompt, registered with `.prompt(name {})`.
+///
+/// The properties of its arguments type become the prompt's declared
+/// arguments. It can ask for input as a tool does, by returning
+/// `Reply<S, GetPromptResult>`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[schemars(crate = "mcp_runtime::schemars")]
+/// struct GreetArgs {
+///     /// Who to greet.
+///     name: String,
+/// }
+///
+/// /// Greets someone.
+/// #[prompt]
+/// async fn greet(args: GreetArgs) -> String {
+///     format!("Say hello to {}.", args.name)
+/// }
+///
+/// let server = Server::builder("greeter", "1.0.0").prompt(greet {}).build()?;
+/// # let _ = server;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A handler runs on many requests at once, so it is an `async fn`:
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// /// Not async.
+/// #[prompt]
+/// fn blocking() -> String {
+///     String::new()
+/// }
+/// ```
+pub use mcp_macros::prompt;
+
+/// Turns an `async fn` into a resource: `#[resource(uri = "...")]`,
+/// registered with `.resource(name {})`, or a template
+/// `#[resource(uri_template = "test://template/{id}/data")]`, registered with
+/// `.resource_template(name {})`, whose variables arrive as its arguments
+/// type.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// /// The greeting of the day.
+/// #[resource(uri = "greeting://today", mime_type = "text/plain")]
+/// async fn today() -> String {
+///     "Hello!".into()
+/// }
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[schemars(crate = "mcp_runtime::schemars")]
+/// struct Item {
+///     id: String,
+/// }
+///
+/// /// One item's data.
+/// #[resource(uri_template = "items://{id}/data", mime_type = "text/plain")]
+/// async fn item(vars: Item) -> String {
+///     format!("item {}", vars.id)
+/// }
+///
+/// let server = Server::builder("items", "1.0.0")
+///     .resource(today {})
+///     .resource_template(item {})
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A URI with `{variables}` is a template:
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// /// Wrong key.
+/// #[resource(uri = "items://{id}")]
+/// async fn item() -> String {
+///     String::new()
+/// }
+/// ```
+pub use mcp_macros::resource;
+
+/// Derives [`form::ElicitForm`] for a struct with named fields: a flat
+/// form whose answers decode back into the struct.
+///
+/// Field types: `String`, `bool`, integers, `f32`/`f64`, a fieldless enum
+/// deriving [`ElicitChoice`] (single select), a `Vec`/`BTreeSet`/`HashSet`
+/// of such an enum (multi select), and `Option` of any of these for a field
+/// the user may leave empty. Doc comments become descriptions, and
+/// `#[serde(rename...)]` sets wire names. Field options:
+/// `#[elicit(title = "..", description = "..", min_length = 1,
+/// max_length = 80, format = "email", minimum = 0, maximum = 10,
+/// min_items = 1, max_items = 3, default = ..)]`. The runtime checks every
+/// declared constraint when it decodes an answer: the client is not
+/// trusted.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// #[derive(ElicitChoice)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Environment {
+///     Staging,
+///     #[elicit(title = "Production (careful)")]
+///     Production,
+/// }
+///
+/// #[derive(ElicitForm)]
+/// struct Release {
+///     /// Where to release.
+///     #[elicit(default = "staging")]
+///     environment: Environment,
+///     /// How many replicas.
+///     #[elicit(minimum = 1, maximum = 12, default = 2)]
+///     replicas: u8,
+///     /// Why, in a sentence.
+///     #[elicit(max_length = 200)]
+///     reason: Option<String>,
+/// }
+///
+/// let schema = serde_json::to_value(Release::requested_schema())?;
+/// assert_eq!(schema["properties"]["replicas"]["maximum"], 12);
+/// assert_eq!(schema["required"], serde_json::json!(["environment", "replicas"]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Forms are flat: a nested struct, a list of strings or a map is refused
+/// at compile time, on the field's type.
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// #[derive(ElicitForm)]
+/// struct Tags {
+///     tags: Vec<String>,
+/// }
+/// ```
+pub use mcp_macros::ElicitForm;
+
+/// Derives [`form::ElicitChoice`] for a fieldless enum: its variants are the
+/// values of a single-select field (or, in a `Vec`, a multi-select one).
+/// `#[elicit(title = "..")]` on a variant gives it a display title, and
+/// `#[serde(rename...)]` sets wire values. See [`ElicitForm`] for an
+/// example.
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// #[derive(ElicitChoice)]
+/// enum Carries {
+///     Data(String),
+/// }
+/// ```
+pub use mcp_macros::ElicitChoice;
+
 /// The JSON Schema generator argument types derive `JsonSchema` with; use
 /// this re-export (or the same major version) so the traits match.
 pub use schemars;

@@ -177,9 +177,13 @@ impl ServerBuilder {
     /// Shares `value` with every handler: a `Shared<T>` parameter (or
     /// `ctx.shared::<T>()`) receives it. One value per type; a second call
     /// with the same type replaces the first.
-    pub fn share<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.shared
-            .insert(std::any::TypeId::of::<T>(), Arc::new(value));
+    pub fn share<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.share_arc(Arc::new(value))
+    }
+
+    /// Like [`Self::share`], for a value the caller keeps a handle to.
+    pub fn share_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.shared.insert(std::any::TypeId::of::<T>(), value);
         self
     }
 
