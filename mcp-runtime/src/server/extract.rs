@@ -13,28 +13,39 @@ use crate::schema::{JsonObject, McpError};
 /// The parts of a call the parameters are drawn from.
 #[derive(Debug)]
 pub struct CallParts {
-    arguments: JsonObject,
+    arguments: Arguments,
     ctx: Context,
+}
+
+/// A call's arguments: a JSON object (tools), or strings (prompt arguments
+/// and resource-template variables), which typed fields parse.
+#[derive(Debug)]
+enum Arguments {
+    Json(JsonObject),
+    Strings(std::collections::BTreeMap<String, String>),
 }
 
 impl CallParts {
     /// The parts of one call: its arguments (for a prompt or a resource
     /// template, its string arguments or variables) and its context.
     pub fn new(arguments: JsonObject, ctx: Context) -> Self {
-        Self { arguments, ctx }
+        Self {
+            arguments: Arguments::Json(arguments),
+            ctx,
+        }
     }
 
     /// The parts of a prompt call or a resource-template read, whose
-    /// arguments (variables) are strings.
+    /// arguments (variables) are strings. A field of another type than
+    /// `String` (`id: u32`, `verbose: bool`) is parsed from its string.
     pub fn from_strings(
         arguments: std::collections::BTreeMap<String, String>,
         ctx: Context,
     ) -> Self {
-        let arguments = arguments
-            .into_iter()
-            .map(|(k, v)| (k, serde_json::Value::String(v)))
-            .collect();
-        Self { arguments, ctx }
+        Self {
+            arguments: Arguments::Strings(arguments),
+            ctx,
+        }
     }
 
     /// The request context.
@@ -74,17 +85,110 @@ impl<T: DeserializeOwned + JsonSchema> FromCall for T {
     }
 
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {
-        let arguments = serde_json::Value::Object(parts.arguments.clone());
-        serde_path_to_error::deserialize(arguments).map_err(|error| {
-            let path = error.path().to_string();
-            let inner = error.into_inner();
-            let message = if path == "." {
-                format!("invalid arguments: {inner}")
-            } else {
-                format!("invalid argument `{path}`: {inner}")
-            };
-            McpError::invalid_params(message)
-        })
+        match &parts.arguments {
+            Arguments::Json(object) => {
+                let arguments = serde_json::Value::Object(object.clone());
+                serde_path_to_error::deserialize(arguments).map_err(invalid_arguments)
+            }
+            Arguments::Strings(strings) => {
+                let entries = strings
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), StrArg(v.as_str())));
+                let map = serde::de::value::MapDeserializer::new(entries);
+                serde_path_to_error::deserialize(map).map_err(invalid_arguments)
+            }
+        }
+    }
+}
+
+fn invalid_arguments<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> McpError {
+    let path = error.path().to_string();
+    let inner = error.into_inner();
+    let message = if path == "." {
+        format!("invalid arguments: {inner}")
+    } else {
+        format!("invalid argument `{path}`: {inner}")
+    };
+    McpError::invalid_params(message)
+}
+
+/// A string argument that a typed field may parse: a number, a boolean, a
+/// unit enum variant, or the string itself.
+struct StrArg<'a>(&'a str);
+
+impl<'de> serde::de::IntoDeserializer<'de, serde::de::value::Error> for StrArg<'de> {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
+    }
+}
+
+macro_rules! parse_as {
+    ($($method:ident => $visit:ident as $ty:ty),* $(,)?) => {$(
+        fn $method<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            match self.0.trim().parse::<$ty>() {
+                Ok(value) => visitor.$visit(value),
+                Err(_) => Err(serde::de::Error::invalid_value(
+                    serde::de::Unexpected::Str(self.0),
+                    &concat!("a string holding ", stringify!($ty)),
+                )),
+            }
+        }
+    )*};
+}
+
+impl<'de> serde::Deserializer<'de> for StrArg<'de> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    parse_as!(
+        deserialize_bool => visit_bool as bool,
+        deserialize_i8 => visit_i8 as i8,
+        deserialize_i16 => visit_i16 as i16,
+        deserialize_i32 => visit_i32 as i32,
+        deserialize_i64 => visit_i64 as i64,
+        deserialize_u8 => visit_u8 as u8,
+        deserialize_u16 => visit_u16 as u16,
+        deserialize_u32 => visit_u32 as u32,
+        deserialize_u64 => visit_u64 as u64,
+        deserialize_f32 => visit_f32 as f32,
+        deserialize_f64 => visit_f64 as f64,
+    );
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_enum(serde::de::IntoDeserializer::<Self::Error>::into_deserializer(self.0))
+    }
+
+    serde::forward_to_deserialize_any! {
+        i128 u128 char str string bytes byte_buf unit unit_struct seq tuple
+        tuple_struct map struct identifier ignored_any
     }
 }
 
@@ -152,5 +256,70 @@ impl<T: Send + Sync + 'static> FromCall for Shared<T> {
                 std::any::type_name::<T>()
             ))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::Deserialize;
+
+    use super::*;
+    use crate::schema::{ClientCapabilities, RequestMeta};
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum Mode {
+        Fast,
+        Safe,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    struct Vars {
+        id: u32,
+        name: String,
+        verbose: Option<bool>,
+        mode: Mode,
+    }
+
+    fn parts(strings: &[(&str, &str)]) -> CallParts {
+        let map: BTreeMap<String, String> = strings
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let ctx = Context::detached(
+            "prompts/get",
+            RequestMeta::new(ClientCapabilities::default()),
+        );
+        CallParts::from_strings(map, ctx)
+    }
+
+    #[test]
+    fn string_arguments_parse_into_typed_fields() {
+        let mut p = parts(&[
+            ("id", "42"),
+            ("name", "7"),
+            ("verbose", "true"),
+            ("mode", "safe"),
+        ]);
+        let vars = Vars::from_call(&mut p).unwrap();
+        assert_eq!(
+            vars,
+            Vars {
+                id: 42,
+                name: "7".into(),
+                verbose: Some(true),
+                mode: Mode::Safe
+            }
+        );
+    }
+
+    #[test]
+    fn an_unparsable_string_names_the_field() {
+        let mut p = parts(&[("id", "forty-two"), ("name", "x"), ("mode", "fast")]);
+        let error = Vars::from_call(&mut p).unwrap_err();
+        assert_eq!(error.code(), -32602);
+        assert!(error.to_string().contains("`id`"), "{error}");
     }
 }
