@@ -205,3 +205,18 @@ pub(crate) fn unraw(ident: &syn::Ident) -> String {
     let name = ident.to_string();
     name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
 }
+
+/// After a bad key or value, skips what is left of it (up to the next `,`),
+/// so the next key is read and no "expected `,`" follows the real error.
+pub(crate) fn skip_rest_of_key(input: syn::parse::ParseStream<'_>) {
+    let _ = input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tree, next)) = rest.token_tree() {
+            if matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            rest = next;
+        }
+        Ok(((), rest))
+    });
+}

@@ -111,10 +111,7 @@ fn parse_each(
                 Ok(()) => {}
                 Err(error) => {
                     local.syn_error(error);
-                    // Skip this key's value so the next key can be read.
-                    if meta.input.peek(syn::Token![=]) {
-                        let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
-                    }
+                    crate::attr::skip_rest_of_key(meta.input);
                 }
             }
             errors.push(local);

@@ -25,7 +25,7 @@ pub(crate) fn derive_choice(input: &syn::DeriveInput) -> TokenStream {
         Ok(()) => expand(ident, &rt, &variants),
         Err(errors) => {
             let errors = errors.to_compile_error();
-            let stub = stub(ident, &rt);
+            let stub = stub(input, &rt);
             quote!(#errors #stub)
         }
     }
@@ -125,8 +125,8 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, variants: &[Variant<'_>]) -> Tok
             impl _mcp::ElicitChoice for #ident {
                 const OPTIONS: &'static [_mcp::ChoiceOption] = &[#(#options),*];
 
-                fn from_value(value: &::core::primitive::str) -> _mcp::Option<Self> {
-                    match value {
+                fn from_value(__mcp_value: &::core::primitive::str) -> _mcp::Option<Self> {
+                    match __mcp_value {
                         #(#from_value,)*
                         _ => _mcp::Option::None,
                     }
@@ -142,12 +142,25 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, variants: &[Variant<'_>]) -> Tok
     }
 }
 
-fn stub(ident: &syn::Ident, rt: &TokenStream) -> TokenStream {
+/// The impl emitted beside errors; it keeps the type's generics (each type
+/// parameter `'static`, as `ElicitChoice` needs), so a generic enum (an
+/// error) gets no second error from the stub itself.
+fn stub(input: &syn::DeriveInput, rt: &TokenStream) -> TokenStream {
+    let ident = &input.ident;
+    let mut generics = input.generics.clone();
+    let params: Vec<_> = generics.type_params().map(|p| p.ident.clone()).collect();
+    let where_clause = generics.make_where_clause();
+    for param in params {
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(#param: 'static));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     quote! {
         #[allow(unused_qualifications, unreachable_code)]
         const _: () = {
             use #rt::__private as _mcp;
-            impl _mcp::ElicitChoice for #ident {
+            impl #impl_generics _mcp::ElicitChoice for #ident #ty_generics #where_clause {
                 const OPTIONS: &'static [_mcp::ChoiceOption] = &[];
                 fn from_value(_: &::core::primitive::str) -> _mcp::Option<Self> {
                     _mcp::Option::None

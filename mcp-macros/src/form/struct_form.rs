@@ -30,7 +30,7 @@ pub(crate) fn derive_form(input: &syn::DeriveInput) -> TokenStream {
         Ok(()) => expand(ident, &rt, &fields),
         Err(errors) => {
             let errors = errors.to_compile_error();
-            let stub = stub(ident, &rt);
+            let stub = stub(input, &rt);
             quote!(#errors #stub)
         }
     }
@@ -146,10 +146,15 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, fields: &[Field<'_>]) -> TokenSt
     let decode_fields = fields.iter().map(|f| {
         let member = f.ident;
         let name = &f.wire_name;
+        let ty = f.ty;
         if f.skip {
             quote!(#member: _mcp::Default::default())
         } else {
-            quote!(#member: __mcp_form.field(#name)?)
+            // Spanned on the field's type, like the schema's `.field::<T>()`:
+            // a type that is not a form field is reported there, not at the
+            // derive.
+            let value = quote_spanned!(ty.span()=> __mcp_form.field::<#ty>(#name)?);
+            quote!(#member: #value)
         }
     });
     quote! {
@@ -235,12 +240,16 @@ fn options(field: &Field<'_>) -> TokenStream {
 }
 
 /// The impl emitted beside errors, so uses of the type add no errors.
-fn stub(ident: &syn::Ident, rt: &TokenStream) -> TokenStream {
+/// It keeps the type's generics, so even a generic type (an error) gets no
+/// second error from the stub itself.
+fn stub(input: &syn::DeriveInput, rt: &TokenStream) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
         #[allow(unused_qualifications, unreachable_code)]
         const _: () = {
             use #rt::__private as _mcp;
-            impl _mcp::ElicitForm for #ident {
+            impl #impl_generics _mcp::ElicitForm for #ident #ty_generics #where_clause {
                 fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
                     ::core::unreachable!()
                 }

@@ -62,11 +62,7 @@ pub(crate) fn parse(cx: &mut Ctxt, kind: Kind, args: proc_macro2::TokenStream) -
     let parser = syn::meta::parser(|meta| {
         if let Err(error) = key(&mut attrs, kind, &meta) {
             errors.push(error);
-            if meta.input.peek(syn::Token![=]) {
-                let _ = meta
-                    .value()
-                    .and_then(|v| v.parse::<proc_macro2::TokenTree>());
-            }
+            crate::attr::skip_rest_of_key(meta.input);
         }
         Ok(())
     });

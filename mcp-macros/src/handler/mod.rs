@@ -87,6 +87,12 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenS
     let handler = check(&mut cx, kind, &func, attrs);
     match cx.check() {
         Ok(()) => expand::handler(&handler),
+        // A method sits in an `impl` or a trait, where the marker struct
+        // and the stub impl cannot go: emit the method alone.
+        Err(errors) if func.sig.receiver().is_some() => {
+            let errors = errors.to_compile_error();
+            quote!(#errors #func)
+        }
         Err(errors) => {
             let errors = errors.to_compile_error();
             let stub = expand::stub(&handler);
@@ -155,7 +161,7 @@ fn check<'a>(
         cx.syn_error(syn::Error::new(
             span,
             format!(
-                "tool name `{name}` must be 1 to 64 characters of A-Z, a-z, 0-9, `_`, `-`, `.`"
+                "tool name `{name}` must be 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`"
             ),
         ));
     }
@@ -210,7 +216,7 @@ fn check_resource_uri(cx: &mut Ctxt, attrs: &attr::HandlerAttrs, ident: &syn::Id
 }
 
 fn valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
+    (1..=128).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))

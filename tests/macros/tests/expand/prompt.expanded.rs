@@ -1,0 +1,53 @@
+use std::collections::BTreeMap;
+use mcp_runtime::prelude::*;
+/// A greeting for a person.
+async fn greeting(args: BTreeMap<String, String>) -> String {
+    let name = args.get("name").cloned().unwrap_or_default();
+    ["Say hello to ", &name, "."].concat()
+}
+///The `#[prompt]` handler of [`greeting()`]: register it with `.prompt(greeting {})`.
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct greeting {}
+#[doc(hidden)]
+#[allow(unused_qualifications)]
+const _: () = {
+    use ::mcp_runtime::__private as _mcp;
+    #[automatically_derived]
+    impl _mcp::PromptHandler for greeting {
+        fn descriptor(&self) -> _mcp::Prompt {
+            _mcp::PromptSpec {
+                name: "greeting",
+                title: _mcp::Option::Some("Greeting"),
+                description: "A greeting for a person.",
+                input: &[<BTreeMap<String, String> as _mcp::FromCall>::input_schema],
+            }
+                .build()
+        }
+        fn get(
+            &self,
+            __mcp_arguments: _mcp::BTreeMap<_mcp::String, _mcp::String>,
+            __mcp_ctx: _mcp::Context,
+        ) -> _mcp::BoxFuture<
+            '_,
+            _mcp::Result<_mcp::Outcome<_mcp::GetPromptResult>, _mcp::McpError>,
+        > {
+            let mut __mcp_parts = _mcp::CallParts::from_strings(
+                __mcp_arguments,
+                __mcp_ctx,
+            );
+            _mcp::Box::pin(async move {
+                let __mcp_arg0 = <BTreeMap<
+                    String,
+                    String,
+                > as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
+                let __mcp_output = greeting(__mcp_arg0).await;
+                <String as _mcp::IntoPromptResult>::into_prompt_outcome(
+                    __mcp_output,
+                    &__mcp_parts,
+                )
+            })
+        }
+    }
+};
+fn main() {}

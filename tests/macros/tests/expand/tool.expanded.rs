@@ -1,0 +1,61 @@
+use std::collections::BTreeMap;
+use mcp_runtime::prelude::*;
+/// Counts the arguments.
+async fn count(args: BTreeMap<String, String>, _ctx: Ctx) -> Result<String, ToolError> {
+    Ok(args.len().to_string())
+}
+///The `#[tool]` handler of [`count()`]: register it with `.tool(count {})`.
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct count {}
+#[doc(hidden)]
+#[allow(unused_qualifications)]
+const _: () = {
+    use ::mcp_runtime::__private as _mcp;
+    #[automatically_derived]
+    impl _mcp::ToolHandler for count {
+        fn descriptor(&self) -> _mcp::Tool {
+            _mcp::ToolSpec {
+                name: "count-args",
+                title: _mcp::Option::None,
+                description: "Counts the arguments.",
+                read_only: _mcp::Option::Some(true),
+                destructive: _mcp::Option::None,
+                idempotent: _mcp::Option::Some(true),
+                open_world: _mcp::Option::None,
+                input: &[
+                    <BTreeMap<String, String> as _mcp::FromCall>::input_schema,
+                    <Ctx as _mcp::FromCall>::input_schema,
+                ],
+                output: <Result<
+                    String,
+                    ToolError,
+                > as _mcp::IntoToolResult>::output_schema,
+            }
+                .build()
+        }
+        fn call(
+            &self,
+            __mcp_arguments: _mcp::JsonObject,
+            __mcp_ctx: _mcp::Context,
+        ) -> _mcp::BoxFuture<
+            '_,
+            _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>,
+        > {
+            let mut __mcp_parts = _mcp::CallParts::new(__mcp_arguments, __mcp_ctx);
+            _mcp::Box::pin(async move {
+                let __mcp_arg0 = <BTreeMap<
+                    String,
+                    String,
+                > as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
+                let __mcp_arg1 = <Ctx as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
+                let __mcp_output = count(__mcp_arg0, __mcp_arg1).await;
+                <Result<
+                    String,
+                    ToolError,
+                > as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output, &__mcp_parts)
+            })
+        }
+    }
+};
+fn main() {}

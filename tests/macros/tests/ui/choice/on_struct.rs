@@ -1,0 +1,8 @@
+use mcp_runtime::ElicitChoice;
+
+#[derive(ElicitChoice)]
+struct Color {
+    name: String,
+}
+
+fn main() {}
