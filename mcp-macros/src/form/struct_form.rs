@@ -143,6 +143,12 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, fields: &[Field<'_>]) -> TokenSt
         let ty = f.ty;
         quote_spanned!(ty.span()=> .field::<#ty>(#name, #options))
     });
+    // One bound per field type, spanned on it: a type that cannot be a form
+    // field is reported once, there, and the bodies below add nothing.
+    let bounds = fields.iter().filter(|f| !f.skip).map(|f| {
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> #ty: _mcp::ElicitField)
+    });
     let decode_fields = fields.iter().map(|f| {
         let member = f.ident;
         let name = &f.wire_name;
@@ -164,7 +170,7 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, fields: &[Field<'_>]) -> TokenSt
             use #rt::__private as _mcp;
 
             #[automatically_derived]
-            impl _mcp::ElicitForm for #ident {
+            impl _mcp::ElicitForm for #ident where #(#bounds,)* {
                 fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
                     static SCHEMA: _mcp::OnceLock<_mcp::ElicitRequestedSchema> = _mcp::OnceLock::new();
                     SCHEMA.get_or_init(|| _mcp::FormSchema::new() #(#schema_fields)* .build())

@@ -16,7 +16,12 @@ struct Signup {
 const _: () = {
     use ::mcp_runtime::__private as _mcp;
     #[automatically_derived]
-    impl _mcp::ElicitForm for Signup {
+    impl _mcp::ElicitForm for Signup
+    where
+        String: _mcp::ElicitField,
+        Option<String>: _mcp::ElicitField,
+        u8: _mcp::ElicitField,
+    {
         fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
             static SCHEMA: _mcp::OnceLock<_mcp::ElicitRequestedSchema> = _mcp::OnceLock::new();
             SCHEMA
