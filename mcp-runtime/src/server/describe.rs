@@ -132,6 +132,18 @@ impl ResourceSpec {
     }
 }
 
+/// The JSON Schema (draft 2020-12) of `T` as an object; `None` for the rare
+/// schema that is a bare boolean.
+pub(crate) fn schema_of<T: schemars::JsonSchema>() -> Option<JsonObject> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    match schema.to_value() {
+        Value::Object(object) => Some(object),
+        _ => None,
+    }
+}
+
 /// One input schema from the parameters' contributions: `{"type":"object"}`
 /// when none contributes, the contribution when one does, and the union of
 /// `properties`, `required` and `$defs` when several do.

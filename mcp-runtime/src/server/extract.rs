@@ -75,13 +75,7 @@ pub trait FromCall: Sized {
 
 impl<T: DeserializeOwned + JsonSchema> FromCall for T {
     fn input_schema() -> Option<JsonObject> {
-        let schema = schemars::generate::SchemaSettings::draft2020_12()
-            .into_generator()
-            .into_root_schema_for::<T>();
-        match schema.to_value() {
-            serde_json::Value::Object(object) => Some(object),
-            _ => None,
-        }
+        super::describe::schema_of::<T>()
     }
 
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {

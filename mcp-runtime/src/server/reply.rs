@@ -189,13 +189,7 @@ impl IntoToolResult for Vec<ContentBlock> {
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn output_schema() -> Option<JsonObject> {
-        let schema = schemars::generate::SchemaSettings::draft2020_12()
-            .into_generator()
-            .into_root_schema_for::<T>();
-        match schema.to_value() {
-            serde_json::Value::Object(object) => Some(object),
-            _ => None,
-        }
+        super::describe::schema_of::<T>()
     }
 
     fn into_tool_outcome(self, _: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
