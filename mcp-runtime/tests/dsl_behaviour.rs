@@ -5,127 +5,20 @@
 //! typed, signed resume state.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents};
 use mcp_runtime::server::{ReceiveContext, TransportKind};
 use mcp_runtime::state::{BindingRequest, RequestStateSigner};
-use mcp_runtime::transport::http::HttpTransport;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-// --- The schema validator (copied from tests/spec_schema.rs) ----------------
+mod support;
 
-fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/2026-07-28")
-}
-
-/// The parsed `schema.json`, read once.
-fn document() -> &'static Value {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    DOCUMENT.get_or_init(|| {
-        let path = spec_dir().join("schema.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        serde_json::from_str(&text).expect("schema.json is JSON")
-    })
-}
-
-/// `schema.json` with `additionalProperties: false` added to every object
-/// schema that lists `properties` and says nothing about other keys (except
-/// the open `_meta` objects and the branches of an `allOf`): a key the
-/// server emits that the schema does not name is a misspelt field.
-fn strict_document() -> &'static Value {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    DOCUMENT.get_or_init(|| {
-        let mut document = document().clone();
-        for (name, def) in document["$defs"].as_object_mut().expect("$defs").iter_mut() {
-            if !name.ends_with("MetaObject") {
-                close_objects(def, false);
-            }
-        }
-        document
-    })
-}
-
-fn close_objects(schema: &mut Value, in_all_of: bool) {
-    match schema {
-        Value::Object(map) => {
-            if !in_all_of
-                && map.contains_key("properties")
-                && !map.contains_key("additionalProperties")
-            {
-                map.insert("additionalProperties".into(), Value::Bool(false));
-            }
-            for (key, value) in map.iter_mut() {
-                match (key.as_str(), value) {
-                    ("allOf", Value::Array(branches)) => {
-                        branches.iter_mut().for_each(|b| close_objects(b, true));
-                    }
-                    ("properties", Value::Object(properties)) => {
-                        properties
-                            .values_mut()
-                            .for_each(|p| close_objects(p, false));
-                    }
-                    (_, value) => close_objects(value, false),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|i| close_objects(i, false)),
-        _ => {}
-    }
-}
-
-fn validator(def: &str, strict: bool) -> Arc<jsonschema::Validator> {
-    type Cache = Mutex<HashMap<(String, bool), Arc<jsonschema::Validator>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let document = if strict {
-        strict_document()
-    } else {
-        document()
-    };
-    assert!(
-        document["$defs"].get(def).is_some(),
-        "schema.json has no $defs/{def}"
-    );
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    cache
-        .entry((def.to_owned(), strict))
-        .or_insert_with(|| {
-            let mut schema = document.clone();
-            schema["$ref"] = json!(format!("#/$defs/{def}"));
-            let compiled = jsonschema::options()
-                .should_validate_formats(true)
-                .build(&schema)
-                .unwrap_or_else(|e| panic!("$defs/{def} does not compile: {e}"));
-            Arc::new(compiled)
-        })
-        .clone()
-}
-
-/// Asserts `instance` is valid against `$defs/<def>`, as published and with
-/// no key the schema does not name.
-fn validate(def: &str, instance: &Value) {
-    for strict in [false, true] {
-        let errors: Vec<String> = validator(def, strict)
-            .iter_errors(instance)
-            .map(|e| format!("at {:?}: {e}", e.instance_path.as_str()))
-            .collect();
-        assert!(
-            errors.is_empty(),
-            "not a valid {def} (strict: {strict}):\n{}\ninstance: {instance:#}",
-            errors.join("\n")
-        );
-    }
-}
+use support::http::{form_client_meta, post_json, serve};
+use support::schema::validate_strict;
 
 // --- The server under test ----------------------------------------------------
 
@@ -380,19 +273,6 @@ async fn book(ctx: Ctx, step: Resume<Booked>) -> Reply<Booked> {
     }
 }
 
-struct Running {
-    url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
 fn server() -> Server {
     Server::builder("dsl-behaviour", "1.0.0")
         .tool(deploy {})
@@ -417,48 +297,13 @@ fn server() -> Server {
         .unwrap()
 }
 
-async fn start() -> Running {
-    let bound = HttpTransport::new(server())
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
-    let url = bound.url();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(bound.serve_until(async {
-        let _ = stopped.await;
-    }));
-    Running {
-        url,
-        stop: Some(stop),
-    }
-}
-
 // --- The client -----------------------------------------------------------------
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
-    })
-}
 
 /// Sends one request with the MCP headers; returns the parsed response.
 async fn rpc(url: &str, method: &str, mut params: Value) -> Value {
-    params["_meta"] = meta();
+    params["_meta"] = form_client_meta();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    let target = params["name"].as_str().or(params["uri"].as_str());
-    if let Some(target) = target {
-        request = request.header("mcp-name", target);
-    }
-    let response = request.body(body.to_string()).send().await.unwrap();
-    let text = response.text().await.unwrap();
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    post_json(url, body).await
 }
 
 /// The `result` of a successful response, validated against the schema.
@@ -473,7 +318,7 @@ fn result(response: &Value, def: &str) -> Value {
     } else {
         def
     };
-    validate(def, &result);
+    validate_strict(def, &result);
     result
 }
 
@@ -483,7 +328,7 @@ fn error(response: &Value) -> Value {
         response.get("result").is_none(),
         "expected an error: {response:#}"
     );
-    validate("JSONRPCErrorResponse", response);
+    validate_strict("JSONRPCErrorResponse", response);
     response["error"].clone()
 }
 
@@ -509,7 +354,7 @@ fn find<'a>(list: &'a Value, key: &str, field: &str, name: &str) -> &'a Value {
 
 #[tokio::test]
 async fn lists_describe_the_handlers_and_validate() {
-    let running = start().await;
+    let running = serve(server()).await;
     let tools = result(
         &rpc(&running.url, "tools/list", json!({})).await,
         "ListToolsResult",
@@ -605,7 +450,7 @@ async fn lists_describe_the_handlers_and_validate() {
 
 #[tokio::test]
 async fn typed_arguments_reach_the_handler() {
-    let running = start().await;
+    let running = serve(server()).await;
     let response = call_tool(
         &running.url,
         json!({"name": "deploy", "arguments": {"target": "staging", "replicas": 3}}),
@@ -618,7 +463,7 @@ async fn typed_arguments_reach_the_handler() {
 
 #[tokio::test]
 async fn arguments_that_do_not_deserialize_are_invalid_params_naming_the_field() {
-    let running = start().await;
+    let running = serve(server()).await;
     for arguments in [
         json!({"target": 5}),
         json!({}),
@@ -644,7 +489,7 @@ async fn arguments_that_do_not_deserialize_are_invalid_params_naming_the_field()
 
 #[tokio::test]
 async fn a_tool_error_is_a_result_with_is_error() {
-    let running = start().await;
+    let running = serve(server()).await;
     let response = call_tool(&running.url, json!({"name": "fails_as_tool"})).await;
     let result = result(&response, "CallToolResult");
     assert_eq!(result["isError"], true);
@@ -653,7 +498,7 @@ async fn a_tool_error_is_a_result_with_is_error() {
 
 #[tokio::test]
 async fn an_mcp_error_is_a_json_rpc_error() {
-    let running = start().await;
+    let running = serve(server()).await;
     let response = call_tool(&running.url, json!({"name": "fails_as_protocol"})).await;
     let error = error(&response);
     assert_eq!(error["code"], -32602);
@@ -662,7 +507,7 @@ async fn an_mcp_error_is_a_json_rpc_error() {
 
 #[tokio::test]
 async fn json_output_is_structured_content_and_a_text_block() {
-    let running = start().await;
+    let running = serve(server()).await;
     let response = call_tool(&running.url, json!({"name": "stats"})).await;
     let result = result(&response, "CallToolResult");
     let expected = json!({"builds": 3, "latest": "v1.2.3"});
@@ -674,7 +519,7 @@ async fn json_output_is_structured_content_and_a_text_block() {
 
 #[tokio::test]
 async fn shared_values_reach_the_handler() {
-    let running = start().await;
+    let running = serve(server()).await;
     for n in 1..=2 {
         let response = call_tool(&running.url, json!({"name": "configured_greeting"})).await;
         let result = result(&response, "CallToolResult");
@@ -796,7 +641,7 @@ async fn drive_flow(url: &str, method: &str, params: Value, def: &str) -> Vec<Va
 
 #[tokio::test]
 async fn multi_round_flow_over_a_tool() {
-    let running = start().await;
+    let running = serve(server()).await;
     let done = drive_flow(
         &running.url,
         "tools/call",
@@ -809,7 +654,7 @@ async fn multi_round_flow_over_a_tool() {
 
 #[tokio::test]
 async fn multi_round_flow_over_a_prompt() {
-    let running = start().await;
+    let running = serve(server()).await;
     let done = drive_flow(
         &running.url,
         "prompts/get",
@@ -826,7 +671,7 @@ async fn multi_round_flow_over_a_prompt() {
 
 #[tokio::test]
 async fn multi_round_flow_over_a_resource() {
-    let running = start().await;
+    let running = serve(server()).await;
     let done = drive_flow(
         &running.url,
         "resources/read",
@@ -842,7 +687,7 @@ async fn multi_round_flow_over_a_resource() {
 
 #[tokio::test]
 async fn a_state_for_one_tool_does_not_resume_another() {
-    let running = start().await;
+    let running = serve(server()).await;
     let first = result(
         &call_tool(&running.url, json!({"name": "greet"})).await,
         "CallToolResult",
@@ -861,7 +706,7 @@ async fn a_state_for_one_tool_does_not_resume_another() {
 
 #[tokio::test]
 async fn declining_ends_the_flow() {
-    let running = start().await;
+    let running = serve(server()).await;
     let first = result(
         &call_tool(&running.url, json!({"name": "greet"})).await,
         "CallToolResult",
@@ -881,7 +726,7 @@ async fn declining_ends_the_flow() {
 
 #[tokio::test]
 async fn prompt_arguments_and_fixed_resources_and_templates() {
-    let running = start().await;
+    let running = serve(server()).await;
     let prompt = result(
         &rpc(
             &running.url,
@@ -936,7 +781,7 @@ async fn prompt_arguments_and_fixed_resources_and_templates() {
 
 #[tokio::test]
 async fn a_state_that_verifies_but_does_not_decode_is_refused_before_the_handler() {
-    let running = start().await;
+    let running = serve(server()).await;
     let url = running.url.clone();
     let counter = || async {
         let response = call_tool(&url, json!({"name": "run_count"})).await;
@@ -992,7 +837,7 @@ async fn a_state_that_verifies_but_does_not_decode_is_refused_before_the_handler
 
 #[tokio::test]
 async fn declared_form_constraints_are_enforced_on_answers() {
-    let running = start().await;
+    let running = serve(server()).await;
     let first = result(
         &call_tool(&running.url, json!({"name": "book"})).await,
         "CallToolResult",

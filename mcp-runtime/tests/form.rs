@@ -6,8 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use mcp_runtime::form::{Answer, ChoiceOption, ElicitForm, FormError};
 use mcp_runtime::schema::{
@@ -16,44 +14,9 @@ use mcp_runtime::schema::{
 use mcp_runtime::server::Context;
 use serde_json::{Value, json};
 
-// --- The schema validator (copied from tests/spec_schema.rs) ----------------
+mod support;
 
-fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/2026-07-28")
-}
-
-fn document() -> &'static Value {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    DOCUMENT.get_or_init(|| {
-        let path = spec_dir().join("schema.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        serde_json::from_str(&text).expect("schema.json is JSON")
-    })
-}
-
-/// Asserts `instance` is valid against `$defs/<def>`.
-fn validate(def: &str, instance: &Value) {
-    let mut schema = document().clone();
-    assert!(
-        schema["$defs"].get(def).is_some(),
-        "schema.json has no $defs/{def}"
-    );
-    schema["$ref"] = json!(format!("#/$defs/{def}"));
-    let validator = jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .unwrap_or_else(|e| panic!("$defs/{def} does not compile: {e}"));
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("at {:?}: {e}", e.instance_path.as_str()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "not a valid {def}:\n{}\ninstance: {instance:#}",
-        errors.join("\n")
-    );
-}
+use support::schema::validate;
 
 // --- Hand-written "generated" code ------------------------------------------
 

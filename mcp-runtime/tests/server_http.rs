@@ -15,6 +15,10 @@ use mcp_runtime::server::{
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
 
+mod support;
+
+use support::http::{meta, post, sse_data, start};
+
 /// A tool whose behaviour is chosen by its name.
 struct Probe(&'static str);
 
@@ -125,77 +129,9 @@ fn server() -> Server {
     builder.prompt(NeedsArgs).method(Extension).build().unwrap()
 }
 
-struct Running {
-    url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-async fn start(transport: HttpTransport) -> Running {
-    let bound = transport.bind("127.0.0.1:0").await.unwrap();
-    let url = bound.url();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(bound.serve_until(async {
-        let _ = stopped.await;
-    }));
-    Running {
-        url,
-        stop: Some(stop),
-    }
-}
-
-fn meta(extra: Value) -> Value {
-    let mut meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    if let (Some(m), Value::Object(extra)) = (meta.as_object_mut(), extra) {
-        m.extend(extra);
-    }
-    meta
-}
-
-async fn post(url: &str, body: Value, token: Option<&str>) -> (u16, String, String) {
-    let method = body["method"].as_str().unwrap().to_owned();
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = body["params"]["name"].as_str() {
-        request = request.header("mcp-name", name);
-    }
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    let response = request.body(body.to_string()).send().await.unwrap();
-    let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    (status, content_type, response.text().await.unwrap())
-}
-
 fn call(id: i64, tool: &str, meta_extra: Value) -> Value {
     json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
-           "params":{"_meta": meta(meta_extra), "name": tool}})
-}
-
-fn sse_data(body: &str) -> Vec<Value> {
-    body.lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect()
+           "params":{"_meta": meta(json!({}), meta_extra), "name": tool}})
 }
 
 #[tokio::test]
@@ -289,7 +225,7 @@ async fn a_panicking_handler_is_an_internal_error() {
 #[tokio::test]
 async fn input_required_from_another_method_is_an_internal_error() {
     let running = start(HttpTransport::new(server())).await;
-    let body = json!({"jsonrpc":"2.0","id":9,"method":"io.example/ask","params":{"_meta": meta(json!({}))}});
+    let body = json!({"jsonrpc":"2.0","id":9,"method":"io.example/ask","params":{"_meta": meta(json!({}), json!({}))}});
     let (_, _, body) = post(&running.url, body, None).await;
     let body: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(body["error"]["code"], -32603);
@@ -333,7 +269,7 @@ async fn asking_for_an_undeclared_capability_is_refused() {
 async fn missing_required_prompt_arguments_are_invalid_params() {
     let running = start(HttpTransport::new(server())).await;
     let body = json!({"jsonrpc":"2.0","id":3,"method":"prompts/get",
-        "params":{"_meta": meta(json!({})), "name": "needs_args", "arguments": {}}});
+        "params":{"_meta": meta(json!({}), json!({})), "name": "needs_args", "arguments": {}}});
     let (_, _, text) = post(&running.url, body, None).await;
     let parsed: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(parsed["error"]["code"], -32602);

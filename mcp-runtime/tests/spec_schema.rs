@@ -3,157 +3,22 @@
 //!
 //! The schema is read at run time from the shared copy of the
 //! specification (`../../shared/spec/2026-07-28/schema.json`, relative to
-//! this crate). [`validate`] checks a value against one `$defs` entry by
-//! compiling the whole document with a root `$ref` to that entry, so every
-//! nested `$ref` resolves inside the same document.
+//! this crate). `validate` (in `tests/support/schema.rs`) checks a value
+//! against one `$defs` entry by compiling the whole document with a root
+//! `$ref` to that entry, so every nested `$ref` resolves inside the same
+//! document.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::collections::BTreeMap;
 
 use mcp_runtime::schema::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/2026-07-28")
-}
+mod support;
 
-/// The parsed `schema.json`, read once.
-fn document() -> &'static Value {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    DOCUMENT.get_or_init(|| {
-        let path = spec_dir().join("schema.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        serde_json::from_str(&text).expect("schema.json is JSON")
-    })
-}
-
-/// `schema.json` with `additionalProperties: false` added to every object
-/// schema that lists `properties` and says nothing about other keys (except
-/// the open `_meta` objects and the branches of an `allOf`, which only
-/// refine their siblings). The specification does not forbid unknown keys,
-/// but a key *we* emit that the schema does not name is a misspelt or
-/// invented field, so our own serialisations are also checked against this.
-fn strict_document() -> &'static Value {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    DOCUMENT.get_or_init(|| {
-        let mut document = document().clone();
-        for (name, def) in document["$defs"].as_object_mut().expect("$defs").iter_mut() {
-            if !name.ends_with("MetaObject") {
-                close_objects(def, false);
-            }
-        }
-        document
-    })
-}
-
-fn close_objects(schema: &mut Value, in_all_of: bool) {
-    match schema {
-        Value::Object(map) => {
-            if !in_all_of
-                && map.contains_key("properties")
-                && !map.contains_key("additionalProperties")
-            {
-                map.insert("additionalProperties".into(), Value::Bool(false));
-            }
-            for (key, value) in map.iter_mut() {
-                match (key.as_str(), value) {
-                    ("allOf", Value::Array(branches)) => {
-                        branches.iter_mut().for_each(|b| close_objects(b, true));
-                    }
-                    // Property *names* are not schemas; their values are.
-                    ("properties", Value::Object(properties)) => {
-                        properties
-                            .values_mut()
-                            .for_each(|p| close_objects(p, false));
-                    }
-                    (_, value) => close_objects(value, false),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|i| close_objects(i, false)),
-        _ => {}
-    }
-}
-
-/// The compiled validator of `#/$defs/<def>` (of the strict document when
-/// `strict`), compiled once per name.
-fn validator(def: &str, strict: bool) -> Arc<jsonschema::Validator> {
-    type Cache = Mutex<HashMap<(String, bool), Arc<jsonschema::Validator>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let document = if strict {
-        strict_document()
-    } else {
-        document()
-    };
-    assert!(
-        document["$defs"].get(def).is_some(),
-        "schema.json has no $defs/{def}"
-    );
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    cache
-        .entry((def.to_owned(), strict))
-        .or_insert_with(|| {
-            let mut schema = document.clone();
-            schema["$ref"] = json!(format!("#/$defs/{def}"));
-            let compiled = jsonschema::options()
-                .should_validate_formats(true)
-                .build(&schema)
-                .unwrap_or_else(|e| panic!("$defs/{def} does not compile: {e}"));
-            Arc::new(compiled)
-        })
-        .clone()
-}
-
-/// The schema errors of `instance` against `$defs/<def>` (empty when valid).
-fn errors_in(def: &str, instance: &Value, strict: bool) -> Vec<String> {
-    validator(def, strict)
-        .iter_errors(instance)
-        .map(|e| format!("at {:?}: {e}", e.instance_path.as_str()))
-        .collect()
-}
-
-/// The schema errors of `instance` against `$defs/<def>` as published.
-fn errors(def: &str, instance: &Value) -> Vec<String> {
-    errors_in(def, instance, false)
-}
-
-/// Asserts `instance` is valid against `$defs/<def>`.
-fn validate(def: &str, instance: &Value) {
-    let errors = errors(def, instance);
-    assert!(
-        errors.is_empty(),
-        "not a valid {def}:\n{}\ninstance: {instance:#}",
-        errors.join("\n")
-    );
-}
-
-/// Asserts `instance` is valid against `$defs/<def>` and uses no key the
-/// schema does not name (see [`strict_document`]).
-fn validate_strict(def: &str, instance: &Value) {
-    validate(def, instance);
-    let errors = errors_in(def, instance, true);
-    assert!(
-        errors.is_empty(),
-        "{def} has keys the schema does not name:\n{}\ninstance: {instance:#}",
-        errors.join("\n")
-    );
-}
-
-/// Asserts `instance` is refused by `$defs/<def>`.
-fn assert_invalid(def: &str, instance: &Value) {
-    assert!(
-        !errors(def, instance).is_empty(),
-        "{def} accepted an invalid instance: {instance:#}"
-    );
-}
+use support::schema::{assert_invalid, errors, errors_in, spec_dir, validate, validate_strict};
 
 /// Serialises `value`, validates it against every def in `defs`, and checks
 /// that it deserialises back to the same value. Returns the JSON.

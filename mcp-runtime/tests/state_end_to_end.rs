@@ -20,10 +20,13 @@ use mcp_runtime::server::{BoxFuture, Context, Outcome, PromptHandler, Server, To
 use mcp_runtime::state::{
     Binding, InMemoryReplayGuard, ManualClock, RequestStateSigner, SigningKey,
 };
-use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tracing_subscriber::fmt::MakeWriter;
+
+mod support;
+
+use support::http::{Running, form_client_meta, post_json, serve};
 
 const REFUSED: &str = "Invalid or expired \"requestState\"";
 
@@ -336,11 +339,7 @@ impl Kind {
 }
 
 enum Client {
-    Http {
-        url: String,
-        http: reqwest::Client,
-        _stop: tokio::sync::oneshot::Sender<()>,
-    },
+    Http(Running),
     Stdio {
         to_server: DuplexStream,
         from_server: tokio::io::Lines<BufReader<DuplexStream>>,
@@ -350,22 +349,7 @@ enum Client {
 impl Client {
     async fn connect(kind: Kind, server: Server) -> Self {
         match kind {
-            Kind::Http => {
-                let bound = HttpTransport::new(server)
-                    .bind("127.0.0.1:0")
-                    .await
-                    .unwrap();
-                let url = bound.url();
-                let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-                tokio::spawn(bound.serve_until(async {
-                    let _ = stopped.await;
-                }));
-                Client::Http {
-                    url,
-                    http: reqwest::Client::new(),
-                    _stop: stop,
-                }
-            }
+            Kind::Http => Client::Http(serve(server).await),
             Kind::Stdio => {
                 let (to_server, server_in) = tokio::io::duplex(1 << 16);
                 let (server_out, from_server) = tokio::io::duplex(1 << 16);
@@ -387,21 +371,7 @@ impl Client {
     async fn send(&mut self, body: Value) -> Value {
         let exchange = async {
             match self {
-                Client::Http { url, http, .. } => {
-                    let mut request = http
-                        .post(url.as_str())
-                        .header("content-type", "application/json")
-                        .header("accept", "application/json, text/event-stream")
-                        .header("mcp-protocol-version", "2026-07-28")
-                        .header("mcp-method", body["method"].as_str().unwrap());
-                    if let Some(name) = body["params"]["name"].as_str() {
-                        request = request.header("mcp-name", name);
-                    }
-                    let response = request.body(body.to_string()).send().await.unwrap();
-                    let text = response.text().await.unwrap();
-                    serde_json::from_str::<Value>(&text)
-                        .unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-                }
+                Client::Http(running) => post_json(&running.url, body.clone()).await,
                 Client::Stdio {
                     to_server,
                     from_server,
@@ -427,19 +397,12 @@ impl Client {
 
 // ---------------------------------------------------------------- requests
 
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
-    })
-}
-
 fn accepted() -> Value {
     json!({"confirm": {"action": "accept", "content": {"ok": true}}})
 }
 
 fn request(method: &str, name: &str, arguments: Value, retry: Option<&str>) -> Value {
-    let mut params = json!({"_meta": meta(), "name": name, "arguments": arguments});
+    let mut params = json!({"_meta": form_client_meta(), "name": name, "arguments": arguments});
     if let Some(state) = retry {
         params["inputResponses"] = accepted();
         params["requestState"] = Value::from(state);
