@@ -292,10 +292,19 @@ impl ServerBuilder {
         }
 
         let capabilities = ServerCapabilities {
-            tools: (!tools.is_empty()).then(ListChangedCapability::default),
-            prompts: (!prompts.is_empty()).then(ListChangedCapability::default),
-            resources: (!resources.is_empty() || !templates.is_empty())
-                .then(ResourcesCapability::default),
+            // Every server serves `subscriptions/listen` for what it offers.
+            tools: (!tools.is_empty()).then_some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            prompts: (!prompts.is_empty()).then_some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            resources: (!resources.is_empty() || !templates.is_empty()).then_some(
+                ResourcesCapability {
+                    subscribe: Some(true),
+                    list_changed: Some(true),
+                },
+            ),
             completions: self.completion.is_some().then(JsonObject::new),
             ..ServerCapabilities::default()
         };
@@ -324,6 +333,8 @@ impl ServerBuilder {
                 signer: self.signer,
                 replay_guard: self.replay_guard,
                 shared: Arc::new(self.shared),
+                changes: super::ChangeNotifier::new(),
+                closing: super::subscriptions::Closing::new(),
             }),
         })
     }

@@ -32,7 +32,12 @@ impl Notifier {
         Self { tx: None }
     }
 
-    async fn send<P: Serialize>(&self, method: &str, params: P) -> bool {
+    /// Whether notifications reach the client (the transport can stream).
+    pub fn is_enabled(&self) -> bool {
+        self.tx.is_some()
+    }
+
+    pub(crate) async fn send<P: Serialize>(&self, method: &str, params: P) -> bool {
         let Some(tx) = &self.tx else { return false };
         match serde_json::to_string(&JsonRpcNotification::new(method, params)) {
             Ok(line) => tx.send(line).await.is_ok(),
@@ -60,6 +65,8 @@ pub struct Context {
     pub(crate) signer: Option<RequestStateSigner>,
     /// Values given to `ServerBuilder::share`, by type.
     pub(crate) shared: std::sync::Arc<super::registry::SharedValues>,
+    /// Announces changes to `subscriptions/listen` streams.
+    pub(crate) changes: super::ChangeNotifier,
 }
 
 impl Context {
@@ -164,6 +171,12 @@ impl Context {
         })
     }
 
+    /// Announces list and resource changes to open `subscriptions/listen`
+    /// streams (e.g. after a tool was added).
+    pub fn changes(&self) -> &super::ChangeNotifier {
+        &self.changes
+    }
+
     /// The value of type `T` given to `ServerBuilder::share`, if any.
     pub fn shared<T: Send + Sync + 'static>(&self) -> Option<std::sync::Arc<T>> {
         let value = self.shared.get(&std::any::TypeId::of::<T>())?;
@@ -251,6 +264,7 @@ impl Context {
             state_payload: None,
             signer: None,
             shared: std::sync::Arc::default(),
+            changes: super::ChangeNotifier::new(),
         }
     }
 }

@@ -93,6 +93,7 @@ enum Route {
     ResourcesRead,
     TemplatesList,
     Complete,
+    Listen,
     Custom(Arc<dyn MethodHandler>),
 }
 
@@ -199,6 +200,7 @@ async fn dispatch(
         state_payload: None,
         signer: None,
         shared: Arc::clone(&registry.shared),
+        changes: registry.changes.clone(),
     };
     match route {
         Route::Discover => finish(registry, discover(registry)),
@@ -276,6 +278,19 @@ async fn dispatch(
                 .await?;
             finish(registry, result)
         }
+        Route::Listen => {
+            let mut result = super::subscriptions::listen(registry, &params, ctx).await?;
+            if let Some(server_meta) = &registry.result_meta {
+                for (key, value) in server_meta {
+                    result
+                        .meta
+                        .entry(key.clone())
+                        .or_insert_with(|| value.clone());
+                }
+            }
+            serde_json::to_string(&result)
+                .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))
+        }
         Route::Custom(handler) => {
             let method = ctx.method.clone();
             match handler.handle(params, ctx).await? {
@@ -301,6 +316,7 @@ fn route(registry: &Registry, method: &str) -> Result<Route, McpError> {
         "resources/read" if has_resources => Some(Route::ResourcesRead),
         "resources/templates/list" if has_resources => Some(Route::TemplatesList),
         "completion/complete" if registry.completion.is_some() => Some(Route::Complete),
+        "subscriptions/listen" => Some(Route::Listen),
         other => registry.methods.get(other).cloned().map(Route::Custom),
     };
     route.ok_or_else(|| not_found(method))
@@ -317,6 +333,7 @@ fn static_method(method: &str) -> &'static str {
         "resources/read" => "resources/read",
         "resources/templates/list" => "resources/templates/list",
         "completion/complete" => "completion/complete",
+        "subscriptions/listen" => "subscriptions/listen",
         _ => "",
     }
 }

@@ -17,6 +17,7 @@ mod incoming;
 mod registry;
 mod reply;
 mod state_gate;
+mod subscriptions;
 mod uri_template;
 
 pub use crate::BoxFuture;
@@ -32,6 +33,7 @@ pub use handler::{
 };
 pub use incoming::{Incoming, Request, parse_message};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
+pub use subscriptions::{Change, ChangeNotifier};
 pub use uri_template::UriTemplate;
 
 use std::sync::Arc;
@@ -46,6 +48,17 @@ impl Server {
     /// Starts building a server that identifies itself as `name` `version`.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
         ServerBuilder::new(name, version)
+    }
+
+    /// Announces list and resource changes to open `subscriptions/listen` streams.
+    pub fn changes(&self) -> ChangeNotifier {
+        self.inner.changes.clone()
+    }
+
+    /// Ends every open `subscriptions/listen` stream with its closing
+    /// result: what a transport does when it shuts down.
+    pub fn close_subscriptions(&self) {
+        self.inner.closing.close();
     }
 }
 

@@ -90,4 +90,6 @@ pub(crate) struct Registry {
     pub(crate) signer: Option<RequestStateSigner>,
     pub(crate) replay_guard: Option<Arc<dyn ReplayGuard>>,
     pub(crate) shared: Arc<SharedValues>,
+    pub(crate) changes: super::ChangeNotifier,
+    pub(crate) closing: super::subscriptions::Closing,
 }

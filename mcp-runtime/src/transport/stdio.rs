@@ -98,6 +98,8 @@ where
         while tasks.try_join_next().is_some() {}
     }
 
+    // Input is over: end open `subscriptions/listen` streams, answer the rest.
+    server.close_subscriptions();
     while tasks.join_next().await.is_some() {}
     drop(out_tx);
     writer.await.map_err(io::Error::other)?

@@ -134,10 +134,12 @@ impl HttpTransport {
             }
         });
         let path = self.path.clone();
+        let server = self.server.clone();
         Ok(BoundHttp {
             listener,
             local_addr,
             path,
+            server,
             router: self.router_with(policy),
         })
     }
@@ -148,6 +150,7 @@ pub struct BoundHttp {
     listener: TcpListener,
     local_addr: SocketAddr,
     path: String,
+    server: Server,
     router: Router,
 }
 
@@ -167,11 +170,18 @@ impl BoundHttp {
         self.serve_until(shutdown_signal()).await
     }
 
-    /// Serves until `shutdown` completes, then finishes the requests in flight.
+    /// Serves until `shutdown` completes, then finishes the requests in
+    /// flight; open `subscriptions/listen` streams end with their closing
+    /// result.
     pub async fn serve_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
+        let server = self.server;
+        let shutdown = async move {
+            shutdown.await;
+            server.close_subscriptions();
+        };
         axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
             .await

@@ -1,0 +1,179 @@
+//! `subscriptions/listen` over real HTTP on 127.0.0.1: the acknowledgement,
+//! change notifications tagged with the subscription id, the filter, and
+//! the closing result on shutdown.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+use serde_json::{Value, json};
+use support::http::{meta, post_json, serve};
+
+/// Announces that the tool list changed.
+#[tool]
+async fn trigger_tools(ctx: Ctx) -> String {
+    ctx.changes().tools_list_changed().to_string()
+}
+
+/// Announces that the prompt list changed.
+#[tool]
+async fn trigger_prompts(ctx: Ctx) -> String {
+    ctx.changes().prompts_list_changed().to_string()
+}
+
+/// A prompt, so prompt-list changes can be asked for.
+#[prompt]
+async fn hello() -> String {
+    "Hello.".to_owned()
+}
+
+fn server() -> Server {
+    Server::builder("listen", "1")
+        .tool(trigger_tools {})
+        .tool(trigger_prompts {})
+        .prompt(hello {})
+        .build()
+        .unwrap()
+}
+
+/// An open listen stream, read frame by frame.
+struct Stream {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Stream {
+    async fn open(url: &str, id: i64, filter: Value) -> Self {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"_meta": meta(json!({}), json!({})), "notifications": filter}});
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Self {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next frame's JSON, or `None` when the stream ended.
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                let data = frame.lines().find_map(|l| l.strip_prefix("data: "))?;
+                return Some(serde_json::from_str(data).unwrap());
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
+                .await
+                .expect("no frame within 10 s")
+                .unwrap()?;
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+}
+
+async fn call(url: &str, tool: &str) -> Value {
+    post_json(
+        url,
+        json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+               "params": {"_meta": meta(json!({}), json!({})), "name": tool}}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn listen_acknowledges_then_carries_only_the_requested_changes() {
+    let running = serve(server()).await;
+    let mut tools = Stream::open(&running.url, 7, json!({"toolsListChanged": true})).await;
+    let ack = tools.next().await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+
+    let mut prompts = Stream::open(&running.url, 8, json!({"promptsListChanged": true})).await;
+    assert_eq!(
+        prompts.next().await.unwrap()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+
+    let reply = call(&running.url, "trigger_tools").await;
+    assert_eq!(
+        reply["result"]["content"][0]["text"], "2",
+        "both streams listen"
+    );
+    let change = tools.next().await.unwrap();
+    assert_eq!(change["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+
+    // The prompts stream did not ask for tool changes: its next frame is
+    // the prompt change announced after the tool change.
+    call(&running.url, "trigger_prompts").await;
+    let change = prompts.next().await.unwrap();
+    assert_eq!(change["method"], "notifications/prompts/list_changed");
+    assert_eq!(
+        change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        8
+    );
+
+    // Shutting down ends each stream with its closing result.
+    drop(running);
+    let closing = tools.next().await.unwrap();
+    assert_eq!(closing["id"], 7);
+    assert_eq!(closing["result"]["resultType"], "complete");
+    assert_eq!(
+        closing["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    assert!(tools.next().await.is_none());
+}
+
+#[tokio::test]
+async fn unoffered_kinds_are_not_acknowledged() {
+    let running = serve(server()).await;
+    let mut stream = Stream::open(
+        &running.url,
+        1,
+        json!({"toolsListChanged": true, "resourcesListChanged": true, "resourceSubscriptions": ["x://y"]}),
+    )
+    .await;
+    let ack = stream.next().await.unwrap();
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+}
+
+#[tokio::test]
+async fn discover_advertises_list_changes() {
+    let running = serve(server()).await;
+    let reply = post_json(
+        &running.url,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+               "params": {"_meta": meta(json!({}), json!({}))}}),
+    )
+    .await;
+    let capabilities = &reply["result"]["capabilities"];
+    assert_eq!(capabilities["tools"]["listChanged"], true);
+    assert_eq!(capabilities["prompts"]["listChanged"], true);
+}
