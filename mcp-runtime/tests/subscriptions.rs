@@ -177,3 +177,65 @@ async fn discover_advertises_list_changes() {
     assert_eq!(capabilities["tools"]["listChanged"], true);
     assert_eq!(capabilities["prompts"]["listChanged"], true);
 }
+
+#[tokio::test]
+async fn listen_over_stdio_ends_when_input_ends() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (client, server_io) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_on(
+        server(),
+        BufReader::new(server_read),
+        server_write,
+        1 << 20,
+    ));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let mut lines = BufReader::new(client_read).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("no line within 10 s")
+            .unwrap()
+            .expect("stdout ended");
+        serde_json::from_str(&line).unwrap()
+    };
+
+    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+        "params": {"_meta": meta(json!({}), json!({})), "notifications": {"toolsListChanged": true}}});
+    client_write
+        .write_all(format!("{listen}\n").as_bytes())
+        .await
+        .unwrap();
+    let ack = next().await;
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+
+    let trigger = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"_meta": meta(json!({}), json!({})), "name": "trigger_tools"}});
+    client_write
+        .write_all(format!("{trigger}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut seen = vec![next().await, next().await];
+    seen.sort_by_key(|m| m.get("id").is_some());
+    assert_eq!(seen[0]["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        seen[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+    assert_eq!(seen[1]["id"], 2);
+
+    // End of input closes the stream with its result, then the server returns.
+    client_write.shutdown().await.unwrap();
+    let closing = next().await;
+    assert_eq!(closing["id"], "sub");
+    assert_eq!(closing["result"]["resultType"], "complete");
+    tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .expect("the stdio server ended")
+        .unwrap()
+        .unwrap();
+}
