@@ -219,7 +219,7 @@ async fn listen_over_stdio_ends_when_input_ends() {
         .write_all(format!("{trigger}\n").as_bytes())
         .await
         .unwrap();
-    let mut seen = vec![next().await, next().await];
+    let mut seen = [next().await, next().await];
     seen.sort_by_key(|m| m.get("id").is_some());
     assert_eq!(seen[0]["method"], "notifications/tools/list_changed");
     assert_eq!(
