@@ -1,55 +1,61 @@
-//! The fixtures the conformance scenarios call, by name, written with the DSL.
+//! The server the conformance scenarios run against: every fixture of the
+//! specification's inventory (spec §8.2), registered by name. The fixtures
+//! themselves are written with the DSL in `tools.rs`, `prompts.rs`,
+//! `resources.rs` and `input_required.rs`.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::schema::ContentBlock;
 use mcp_runtime::server::BuildError;
+use mcp_runtime::state::RequestStateSigner;
 
-/// A 1x1 transparent PNG.
+use crate::{input_required, prompts, resources, tools};
+
+/// A 1x1 transparent PNG, base64.
 pub(crate) const PNG_1X1: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
-pub(crate) fn server() -> Result<Server, BuildError> {
+/// A WAV file of eight samples of silence (8 kHz, 8-bit mono), base64.
+pub(crate) const WAV_SILENCE: &str =
+    "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+/// Builds the server; `signer` signs and verifies every `requestState`.
+pub(crate) fn server(signer: RequestStateSigner) -> Result<Server, BuildError> {
     Server::builder("mcp-conformance-server", env!("CARGO_PKG_VERSION"))
-        .tool(test_simple_text {})
-        .tool(test_image_content {})
-        .tool(test_error_handling {})
-        .prompt(test_simple_prompt {})
-        .resource(static_text {})
+        // Content and behaviour tools.
+        .tool(tools::test_simple_text {})
+        .tool(tools::test_image_content {})
+        .tool(tools::test_audio_content {})
+        .tool(tools::test_embedded_resource {})
+        .tool(tools::test_multiple_content_types {})
+        .tool(tools::test_error_handling {})
+        .tool(tools::test_tool_with_progress {})
+        .tool(tools::test_missing_capability {})
+        .tool(tools::test_streaming_elicitation {})
+        .tool(tools::test_logging_tool {})
+        .tool(tools::json_schema_2020_12_tool {})
+        .tool(tools::test_custom_header {})
+        .tool(tools::test_trigger_tool_change {})
+        .tool(tools::test_trigger_prompt_change {})
+        // Multi round-trip requests (SEP-2322).
+        .tool(input_required::test_input_required_result_elicitation {})
+        .tool(input_required::test_input_required_result_sampling {})
+        .tool(input_required::test_input_required_result_list_roots {})
+        .tool(input_required::test_input_required_result_request_state {})
+        .tool(input_required::test_input_required_result_multiple_inputs {})
+        .tool(input_required::test_input_required_result_multi_round {})
+        .tool(input_required::test_input_required_result_tampered_state {})
+        .tool(input_required::test_input_required_result_capabilities {})
+        // Prompts and their argument completions.
+        .prompt(prompts::test_simple_prompt {})
+        .prompt(prompts::test_prompt_with_arguments {})
+        .prompt(prompts::test_prompt_with_embedded_resource {})
+        .prompt(prompts::test_prompt_with_image {})
+        .prompt(input_required::test_input_required_result_prompt {})
+        .completion(prompts::Completions)
+        // Resources; the first one listed must be readable (the caching
+        // scenario reads it).
+        .resource(resources::static_text {})
+        .resource(resources::static_binary {})
+        .resource_template(resources::template_data {})
+        .request_state_signer(signer)
         .build()
-}
-
-/// Returns a simple text result.
-#[tool]
-async fn test_simple_text() -> &'static str {
-    "This is a simple text response for testing."
-}
-
-/// Returns a 1x1 PNG image.
-#[tool]
-async fn test_image_content() -> CallToolResult {
-    CallToolResult::new(vec![ContentBlock::image(PNG_1X1, "image/png")])
-}
-
-/// Always fails, reporting the failure as a tool result with isError.
-#[tool]
-async fn test_error_handling() -> Result<String, ToolError> {
-    Err(ToolError::new(
-        "This tool intentionally returns an error for testing.",
-    ))
-}
-
-/// A prompt with no arguments.
-#[prompt]
-async fn test_simple_prompt() -> String {
-    "This is a simple prompt for testing.".to_owned()
-}
-
-/// A static text resource.
-#[resource(
-    uri = "test://static-text",
-    name = "static-text",
-    mime_type = "text/plain"
-)]
-async fn static_text() -> String {
-    "This is the content of the static text resource.".to_owned()
 }

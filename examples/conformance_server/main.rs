@@ -1,21 +1,36 @@
 //! The server the official MCP conformance suite runs against.
 //!
 //! ```text
-//! conformance-server --listen 127.0.0.1:PORT [--max-body-bytes N]
-//! conformance-server --stdio
+//! conformance-server --listen 127.0.0.1:PORT [--max-body-bytes N] [STATE OPTIONS]
+//! conformance-server --stdio [STATE OPTIONS]
+//!
+//! STATE OPTIONS
+//!   --state-key-hex HEX    the requestState signing key, hex (at least 32 bytes);
+//!                          a random key by default, so states die with the process
+//!   --state-ttl SECONDS    how long a requestState stays valid (default 600)
 //! ```
 //!
 //! Over HTTP it prints `listening on http://127.0.0.1:PORT/mcp` to stderr
 //! once it accepts connections. Logs go to stderr (`RUST_LOG` filters them).
+//! The fixtures live in `fixtures.rs` and the modules it registers.
 
 mod fixtures;
+mod input_required;
+mod prompts;
+mod resources;
+mod tools;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::{http::HttpTransport, stdio};
 
-const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] | --stdio)";
+const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] | --stdio) \
+                     [--state-key-hex HEX] [--state-ttl SECONDS]";
+
+/// The default lifetime of a requestState, in seconds.
+const DEFAULT_STATE_TTL: u64 = 600;
 
 enum Mode {
     Http {
@@ -25,11 +40,20 @@ enum Mode {
     Stdio,
 }
 
-fn parse_args() -> Result<Mode, String> {
+struct Options {
+    mode: Mode,
+    /// The signing key's bytes; `None` for a random key.
+    state_key: Option<Vec<u8>>,
+    state_ttl: u64,
+}
+
+fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let mut listen = None;
     let mut stdio = false;
     let mut max_body_bytes = None;
+    let mut state_key = None;
+    let mut state_ttl = DEFAULT_STATE_TTL;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--listen" => listen = Some(args.next().ok_or("--listen needs an address")?),
@@ -42,18 +66,77 @@ fn parse_args() -> Result<Mode, String> {
                         .map_err(|_| format!("--max-body-bytes: {value:?} is not a number"))?,
                 );
             }
+            "--state-key-hex" => {
+                let value = args.next().ok_or("--state-key-hex needs a hex key")?;
+                state_key = Some(parse_state_key(&value)?);
+            }
+            "--state-ttl" => {
+                let value = args.next().ok_or("--state-ttl needs a number of seconds")?;
+                state_ttl = match value.parse() {
+                    Ok(seconds) if seconds > 0 => seconds,
+                    _ => {
+                        return Err(format!(
+                            "--state-ttl: {value:?} is not a positive number of seconds"
+                        ));
+                    }
+                };
+            }
             "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
-    match (listen, stdio) {
-        (Some(listen), false) => Ok(Mode::Http {
+    let mode = match (listen, stdio) {
+        (Some(listen), false) => Mode::Http {
             listen,
             max_body_bytes,
-        }),
-        (None, true) => Ok(Mode::Stdio),
-        _ => Err(USAGE.to_owned()),
+        },
+        (None, true) => Mode::Stdio,
+        _ => return Err(USAGE.to_owned()),
+    };
+    Ok(Options {
+        mode,
+        state_key,
+        state_ttl,
+    })
+}
+
+/// Decodes a hex signing key of at least 32 bytes.
+fn parse_state_key(hex: &str) -> Result<Vec<u8>, String> {
+    let fail = |why: &str| format!("--state-key-hex: {why}");
+    if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(fail("not a hex string (0-9, a-f, A-F only)"));
     }
+    if !hex.len().is_multiple_of(2) {
+        return Err(fail("an odd number of hex digits"));
+    }
+    let digit = |b: u8| match b {
+        b'0'..=b'9' => b - b'0',
+        b'a'..=b'f' => b - b'a' + 10,
+        _ => b - b'A' + 10,
+    };
+    let bytes: Vec<u8> = hex
+        .as_bytes()
+        .chunks_exact(2)
+        .map(|pair| (digit(pair[0]) << 4) | digit(pair[1]))
+        .collect();
+    let min = mcp_runtime::state::MIN_SECRET_BYTES;
+    if bytes.len() < min {
+        return Err(fail(&format!(
+            "the key is {} bytes; at least {min} bytes ({} hex digits) are needed",
+            bytes.len(),
+            min * 2
+        )));
+    }
+    Ok(bytes)
+}
+
+fn signer(options: &Options) -> Result<RequestStateSigner, String> {
+    let signer = match &options.state_key {
+        Some(key) => RequestStateSigner::new(key),
+        None => RequestStateSigner::generate(),
+    }
+    .map_err(|e| format!("request-state key: {e}"))?;
+    Ok(signer.ttl_seconds(options.state_ttl))
 }
 
 #[tokio::main]
@@ -66,21 +149,28 @@ async fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let mode = match parse_args() {
-        Ok(mode) => mode,
+    let options = match parse_args() {
+        Ok(options) => options,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
-    let server = match fixtures::server() {
+    let signer = match signer(&options) {
+        Ok(signer) => signer,
+        Err(message) => {
+            eprintln!("conformance-server: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let server = match fixtures::server(signer) {
         Ok(server) => server,
         Err(error) => {
             eprintln!("{error}");
             return ExitCode::FAILURE;
         }
     };
-    let result = match mode {
+    let result = match options.mode {
         Mode::Stdio => stdio::serve(server).await,
         Mode::Http {
             listen,
@@ -105,5 +195,24 @@ async fn main() -> ExitCode {
             eprintln!("conformance-server: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_state_key;
+
+    #[test]
+    fn state_keys_are_hex_of_at_least_32_bytes() {
+        let key = "00ff".repeat(16);
+        assert_eq!(parse_state_key(&key).map(|k| k.len()), Ok(32));
+        assert_eq!(parse_state_key(&key.to_uppercase()).map(|k| k[1]), Ok(0xff));
+        assert!(parse_state_key(&"ab".repeat(31)).is_err(), "31 bytes");
+        assert!(parse_state_key(&format!("{key}0")).is_err(), "odd length");
+        assert!(parse_state_key(&format!("{key}zz")).is_err(), "not hex");
+        assert!(
+            parse_state_key(&format!("{key}+1")).is_err(),
+            "a sign is not a digit"
+        );
     }
 }

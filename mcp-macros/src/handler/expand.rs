@@ -106,7 +106,8 @@ fn marker(h: &Handler<'_>) -> TokenStream {
             Kind::Resource => "resource",
         }
     );
-    quote! {
+    // Spanned on the function's name, so "defined here" notes point there.
+    quote_spanned! {ident.span()=>
         #[doc = #doc]
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
