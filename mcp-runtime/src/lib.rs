@@ -1,5 +1,6 @@
 //! The runtime of an MCP 2026-07-28 server SDK.
 //!
+//! - [`client`]: a client over HTTP or stdio that fulfils input requests.
 //! - [`schema`]: the wire types of the protocol revision, and its errors.
 //! - [`server`]: the builder, the handler traits, the request context and
 //!   the one dispatch path every request walks.
@@ -28,6 +29,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod client;
 pub mod form;
 pub mod receive;
 pub mod schema;

@@ -1,0 +1,63 @@
+//! [`ClientError`]: everything a client request can fail with.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::schema::ErrorObject;
+
+/// Why a client request failed.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The request or its response could not travel: connection refused,
+    /// the server process exited, an HTTP status without a JSON-RPC body.
+    Transport(String),
+    /// The server answered with a JSON-RPC error object.
+    Protocol(ErrorObject),
+    /// The server still asked for input after `max_rounds` fulfilled rounds.
+    RoundsExceeded {
+        /// The bound that was reached.
+        max_rounds: usize,
+    },
+    /// The whole exchange (every round, every handler) took longer than
+    /// the configured total time.
+    Timeout(Duration),
+    /// The result carried a `resultType` this client does not know; the
+    /// specification says to treat it as invalid.
+    UnknownResultType(String),
+    /// The server asked for an input kind no handler was registered for
+    /// (so the client never declared the capability).
+    MissingHandler {
+        /// The server's key of the input request.
+        key: String,
+        /// The kind asked for: `elicitation/create (form)`,
+        /// `elicitation/create (url)`, `sampling/createMessage`, `roots/list`.
+        kind: String,
+    },
+    /// The response was not the JSON-RPC message or result shape expected.
+    MalformedResponse(String),
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Transport(detail) => write!(f, "transport error: {detail}"),
+            Self::Protocol(error) => {
+                write!(f, "server error {}: {}", error.code, error.message)
+            }
+            Self::RoundsExceeded { max_rounds } => write!(
+                f,
+                "the server still asked for input after {max_rounds} rounds"
+            ),
+            Self::Timeout(limit) => write!(f, "the request did not complete within {limit:?}"),
+            Self::UnknownResultType(kind) => write!(f, "unknown resultType {kind:?}"),
+            Self::MissingHandler { key, kind } => write!(
+                f,
+                "the server asked for {kind} (key {key:?}) but no handler is registered for it"
+            ),
+            Self::MalformedResponse(detail) => write!(f, "malformed response: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}

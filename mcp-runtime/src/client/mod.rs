@@ -1,0 +1,329 @@
+//! A client for MCP 2026-07-28 servers, over streamable HTTP or stdio.
+//!
+//! Every request carries the per-request `_meta` (protocol version, the
+//! client capabilities derived from the registered handlers, client info);
+//! over HTTP also the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+//! headers. `call_tool`, `get_prompt` and `read_resource` fulfil
+//! `input_required` results through the registered handlers and retry,
+//! within a bounded number of rounds and a total time; the `*_once`
+//! variants return the `InputRequiredResult` instead.
+//!
+//! ```no_run
+//! use mcp_runtime::client::Client;
+//! use mcp_runtime::schema::ElicitResult;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = Client::http("http://127.0.0.1:8080/mcp")
+//!     .on_elicit_form(|params| async move {
+//!         println!("{}", params.message);
+//!         ElicitResult::decline()
+//!     })
+//!     .connect()
+//!     .await?;
+//! let result = client.call_tool("greet", None).await?;
+//! # let _ = result;
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod fulfil;
+mod transport;
+
+pub use error::ClientError;
+pub use fulfil::{Handlers, Retry, Step, form_answer};
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::schema::{
+    CallToolResult, ClientCapabilities, DiscoverResult, ElicitationCapability, GetPromptResult,
+    Implementation, JsonObject, ListToolsResult, ReadResourceResult, RequestId, RequestMeta,
+    ResultType, Tool,
+};
+use transport::Transport;
+
+/// The default bound on fulfilled `input_required` rounds per request.
+pub const DEFAULT_MAX_ROUNDS: usize = 10;
+
+/// The default bound on the total time of one auto-fulfilled request.
+pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(300);
+
+enum Target {
+    Http(String),
+    Stdio { command: String, args: Vec<String> },
+}
+
+/// Configures a [`Client`]: its transport, identity, handlers and bounds.
+pub struct ClientBuilder {
+    target: Target,
+    client_info: Implementation,
+    handlers: Handlers,
+    max_rounds: usize,
+    max_duration: Duration,
+}
+
+impl ClientBuilder {
+    fn new(target: Target) -> Self {
+        Self {
+            target,
+            client_info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
+            handlers: Handlers::default(),
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            max_duration: DEFAULT_MAX_DURATION,
+        }
+    }
+
+    /// Sets the `clientInfo` sent with every request.
+    pub fn client_info(mut self, info: Implementation) -> Self {
+        self.client_info = info;
+        self
+    }
+
+    /// Bounds the `input_required` rounds fulfilled per request (default 10).
+    pub fn max_rounds(mut self, rounds: usize) -> Self {
+        self.max_rounds = rounds;
+        self
+    }
+
+    /// Bounds the total time of one auto-fulfilled request (default 5 min).
+    pub fn max_duration(mut self, limit: Duration) -> Self {
+        self.max_duration = limit;
+        self
+    }
+
+    /// Mutable access to the handlers; the `on_*` methods are shorthands.
+    pub fn handlers_mut(&mut self) -> &mut Handlers {
+        &mut self.handlers
+    }
+
+    /// Connects: builds the HTTP client, or spawns the stdio server
+    /// process (which must happen inside a Tokio runtime).
+    pub async fn connect(self) -> Result<Client, ClientError> {
+        let transport = match &self.target {
+            Target::Http(url) => Transport::http(url.clone()),
+            Target::Stdio { command, args } => Transport::stdio(command, args)?,
+        };
+        Ok(Client {
+            transport,
+            capabilities: self.handlers.capabilities(),
+            client_info: self.client_info,
+            handlers: self.handlers,
+            max_rounds: self.max_rounds,
+            max_duration: self.max_duration,
+            next_id: AtomicI64::new(1),
+        })
+    }
+}
+
+/// A connection to one MCP server.
+pub struct Client {
+    transport: Transport,
+    capabilities: ClientCapabilities,
+    client_info: Implementation,
+    handlers: Handlers,
+    max_rounds: usize,
+    max_duration: Duration,
+    next_id: AtomicI64,
+}
+
+impl Client {
+    /// A client of the streamable HTTP endpoint at `url`.
+    pub fn http(url: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(Target::Http(url.into()))
+    }
+
+    /// A client of a server spawned as `command args...`, speaking
+    /// newline-delimited JSON on its stdin and stdout.
+    pub fn stdio<I, S>(command: impl Into<String>, args: I) -> ClientBuilder
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        ClientBuilder::new(Target::Stdio {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    /// The capabilities this client declares on every request.
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.capabilities
+    }
+
+    /// The per-request `_meta` object.
+    fn meta(&self) -> JsonObject {
+        let mut meta = RequestMeta::new(self.capabilities.clone());
+        meta.client_info = Some(self.client_info.clone());
+        meta.to_json()
+    }
+
+    /// Sends `method` with `params` (plus `_meta`) under a fresh id and
+    /// returns the `result` value, or the server's error.
+    async fn request(&self, method: &str, mut params: JsonObject) -> Result<Value, ClientError> {
+        params.insert("_meta".into(), Value::Object(self.meta()));
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let mut response = self.transport.send(&id, &body).await?;
+        if let Some(error) = response.get_mut("error") {
+            let error = serde_json::from_value(error.take()).map_err(|e| {
+                ClientError::MalformedResponse(format!("unreadable error object: {e}"))
+            })?;
+            return Err(ClientError::Protocol(error));
+        }
+        match response.get_mut("result") {
+            Some(result) => Ok(result.take()),
+            None => Err(ClientError::MalformedResponse(
+                "a response without result or error".into(),
+            )),
+        }
+    }
+
+    /// A request whose result must be complete (discovery, lists).
+    async fn request_complete<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: JsonObject,
+    ) -> Result<T, ClientError> {
+        let result = self.request(method, params).await?;
+        match result_type(&result)? {
+            ResultType::Complete => decode(result),
+            ResultType::InputRequired => Err(ClientError::MalformedResponse(format!(
+                "{method} must not return input_required"
+            ))),
+            ResultType::Other(kind) => Err(ClientError::UnknownResultType(kind)),
+        }
+    }
+
+    /// `server/discover`: versions, capabilities and instructions.
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        self.request_complete("server/discover", JsonObject::new())
+            .await
+    }
+
+    /// `tools/list`, following `nextCursor` through every page.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut params = JsonObject::new();
+            if let Some(cursor) = cursor.take() {
+                params.insert("cursor".into(), cursor.into());
+            }
+            let page: ListToolsResult = self.request_complete("tools/list", params).await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(next) if !next.is_empty() => cursor = Some(next),
+                _ => return Ok(tools),
+            }
+        }
+    }
+
+    /// `tools/call`, fulfilling input requests until the result is complete.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, ClientError> {
+        self.fulfilling("tools/call", tool_params(name, arguments))
+            .await
+    }
+
+    /// One round of `tools/call`: the complete result or the
+    /// `InputRequiredResult`, with `retry` carrying the answers and state
+    /// of a previous round.
+    pub async fn call_tool_once(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        retry: &Retry,
+    ) -> Result<Step<CallToolResult>, ClientError> {
+        self.once("tools/call", tool_params(name, arguments), retry)
+            .await
+    }
+
+    /// `prompts/get`, fulfilling input requests until the result is complete.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, ClientError> {
+        self.fulfilling("prompts/get", tool_params(name, arguments))
+            .await
+    }
+
+    /// One round of `prompts/get` (see [`Client::call_tool_once`]).
+    pub async fn get_prompt_once(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        retry: &Retry,
+    ) -> Result<Step<GetPromptResult>, ClientError> {
+        self.once("prompts/get", tool_params(name, arguments), retry)
+            .await
+    }
+
+    /// `resources/read`, fulfilling input requests until the result is complete.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        self.fulfilling("resources/read", uri_params(uri)).await
+    }
+
+    /// One round of `resources/read` (see [`Client::call_tool_once`]).
+    pub async fn read_resource_once(
+        &self,
+        uri: &str,
+        retry: &Retry,
+    ) -> Result<Step<ReadResourceResult>, ClientError> {
+        self.once("resources/read", uri_params(uri), retry).await
+    }
+}
+
+fn tool_params(name: &str, arguments: Option<JsonObject>) -> JsonObject {
+    let mut params = JsonObject::new();
+    params.insert("name".into(), name.into());
+    if let Some(arguments) = arguments {
+        params.insert("arguments".into(), Value::Object(arguments));
+    }
+    params
+}
+
+fn uri_params(uri: &str) -> JsonObject {
+    let mut params = JsonObject::new();
+    params.insert("uri".into(), uri.into());
+    params
+}
+
+/// The `resultType` of a result; absent means complete (older servers).
+fn result_type(result: &Value) -> Result<ResultType, ClientError> {
+    match result.get("resultType") {
+        None => Ok(ResultType::Complete),
+        Some(kind) => serde_json::from_value(kind.clone())
+            .map_err(|e| ClientError::MalformedResponse(format!("bad resultType: {e}"))),
+    }
+}
+
+fn decode<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
+    serde_json::from_value(result)
+        .map_err(|e| ClientError::MalformedResponse(format!("unexpected result shape: {e}")))
+}
+
+/// The capabilities a set of handlers amounts to.
+fn capabilities_of(form: bool, url: bool, sampling: bool, roots: bool) -> ClientCapabilities {
+    let mut caps = ClientCapabilities::default();
+    if form || url {
+        caps.elicitation = Some(ElicitationCapability {
+            form: form.then(JsonObject::new),
+            url: url.then(JsonObject::new),
+            extra: JsonObject::new(),
+        });
+    }
+    if sampling {
+        caps.sampling = Some(Default::default());
+    }
+    if roots {
+        caps.roots = Some(JsonObject::new());
+    }
+    caps
+}
