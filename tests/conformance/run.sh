@@ -3,6 +3,7 @@
 # workspace's conformance-server binary and check the required scenarios.
 #
 # Usage: tests/conformance/run.sh [SCENARIO...]
+#        tests/conformance/run.sh --install-only   (install Node 22 and the suite, print its path)
 #   SCENARIO...  override the required scenarios (default: tests/conformance/required.txt)
 #
 # Environment:
@@ -62,6 +63,11 @@ if [[ "$(suite_installed_version)" != "$SUITE_VERSION" || ! -x "$CONFORMANCE" ]]
     log "installing @modelcontextprotocol/conformance@$SUITE_VERSION into $RUNNER_DIR"
     npm_install "$RUNNER_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION"
     [[ -x "$CONFORMANCE" ]] || die "suite installed but $CONFORMANCE is missing"
+fi
+# `run.sh --install-only` stops here, printing the suite's path (run-client.sh uses it).
+if [[ "${1:-}" == "--install-only" ]]; then
+    echo "$CONFORMANCE"
+    exit 0
 fi
 
 # --- Required scenarios ------------------------------------------------------------------------

@@ -114,6 +114,7 @@ impl ClientBuilder {
             max_rounds: self.max_rounds,
             max_duration: self.max_duration,
             next_id: AtomicI64::new(1),
+            param_headers: Default::default(),
         })
     }
 }
@@ -127,6 +128,8 @@ pub struct Client {
     max_rounds: usize,
     max_duration: Duration,
     next_id: AtomicI64,
+    /// Per tool, its `x-mcp-header` annotations: (property, header name).
+    param_headers: std::sync::Mutex<std::collections::HashMap<String, Vec<(String, String)>>>,
 }
 
 impl Client {
@@ -153,6 +156,58 @@ impl Client {
         &self.capabilities
     }
 
+    /// Records the `x-mcp-header` annotations of listed tools (SEP-2243).
+    fn remember_param_headers(&self, tools: &[Tool]) {
+        let Ok(mut map) = self.param_headers.lock() else {
+            return;
+        };
+        for tool in tools {
+            let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
+                continue;
+            };
+            let headers: Vec<(String, String)> = properties
+                .iter()
+                .filter_map(|(name, p)| {
+                    let header = p.get("x-mcp-header")?.as_str()?;
+                    Some((name.clone(), header.to_owned()))
+                })
+                .collect();
+            if !headers.is_empty() {
+                map.insert(tool.name.clone(), headers);
+            }
+        }
+    }
+
+    /// The `Mcp-Param-*` headers mirroring a `tools/call`'s annotated
+    /// arguments; null or absent arguments are omitted.
+    fn param_headers_for(&self, method: &str, params: &JsonObject) -> Vec<(String, String)> {
+        if method != "tools/call" {
+            return Vec::new();
+        }
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let Ok(map) = self.param_headers.lock() else {
+            return Vec::new();
+        };
+        let Some(annotated) = map.get(name) else {
+            return Vec::new();
+        };
+        let arguments = params.get("arguments").and_then(Value::as_object);
+        annotated
+            .iter()
+            .filter_map(|(property, header)| {
+                let value = match arguments?.get(property)? {
+                    Value::String(s) => s.clone(),
+                    Value::Bool(b) => b.to_string(),
+                    Value::Number(n) => n.to_string(),
+                    _ => return None,
+                };
+                Some((format!("mcp-param-{header}"), value))
+            })
+            .collect()
+    }
+
     /// The per-request `_meta` object.
     fn meta(&self) -> JsonObject {
         let mut meta = RequestMeta::new(self.capabilities.clone());
@@ -166,7 +221,8 @@ impl Client {
         params.insert("_meta".into(), Value::Object(self.meta()));
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let mut response = self.transport.send(&id, &body).await?;
+        let extra = self.param_headers_for(method, &params);
+        let mut response = self.transport.send(&id, &body, &extra).await?;
         if let Some(error) = response.get_mut("error") {
             let error = serde_json::from_value(error.take()).map_err(|e| {
                 ClientError::MalformedResponse(format!("unreadable error object: {e}"))
@@ -213,6 +269,7 @@ impl Client {
                 params.insert("cursor".into(), cursor.into());
             }
             let page: ListToolsResult = self.request_complete("tools/list", params).await?;
+            self.remember_param_headers(&page.tools);
             tools.extend(page.tools);
             match page.next_cursor {
                 Some(next) if !next.is_empty() => cursor = Some(next),

@@ -91,9 +91,14 @@ impl Transport {
 
     /// Sends one JSON-RPC request and returns the response message whose id
     /// matches (a result or an error, not yet interpreted).
-    pub(super) async fn send(&self, id: &RequestId, body: &Value) -> Result<Value, ClientError> {
+    pub(super) async fn send(
+        &self,
+        id: &RequestId,
+        body: &Value,
+        extra_headers: &[(String, String)],
+    ) -> Result<Value, ClientError> {
         match self {
-            Self::Http { http, url } => send_http(http, url, id, body).await,
+            Self::Http { http, url } => send_http(http, url, id, body, extra_headers).await,
             Self::Stdio(stdio) => {
                 let Stdio { stdin, pending, .. } = &**stdio;
                 let (tx, rx) = oneshot::channel();
@@ -137,6 +142,7 @@ async fn send_http(
     url: &str,
     id: &RequestId,
     body: &Value,
+    extra_headers: &[(String, String)],
 ) -> Result<Value, ClientError> {
     let method = body
         .get("method")
@@ -157,6 +163,9 @@ async fn send_http(
     };
     if let Some(name) = name.and_then(Value::as_str) {
         request = request.header("mcp-name", header_value(name));
+    }
+    for (name, value) in extra_headers {
+        request = request.header(name.as_str(), param_header_value(value));
     }
     let encoded = serde_json::to_vec(body)
         .map_err(|e| ClientError::Transport(format!("cannot encode request: {e}")))?;
@@ -227,6 +236,20 @@ fn sse_messages(body: &str) -> Vec<Value> {
 
 /// A header value, base64-wrapped (`=?base64?...?=`) when it is not plain
 /// visible ASCII, has surrounding whitespace, or looks like the wrapper.
+/// An `Mcp-Param-*` value: plain when visible ASCII or inner spaces
+/// without padding, else Base64-wrapped (tabs and controls included).
+fn param_header_value(value: &str) -> String {
+    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if plain && value.trim() == value && !value.starts_with("=?base64?") {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
 fn header_value(value: &str) -> String {
     let plain = value
         .bytes()
