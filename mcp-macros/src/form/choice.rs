@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::attr;
-use crate::attr::{runtime_path, serde_names, unraw};
+use crate::attr::{serde_names, unraw};
 use crate::ctxt::Ctxt;
 
 struct Variant<'a> {
@@ -16,19 +16,12 @@ struct Variant<'a> {
 }
 
 pub(crate) fn derive_choice(input: &syn::DeriveInput) -> TokenStream {
-    let mut cx = Ctxt::default();
-    let container = attr::container(&mut cx, &input.attrs);
-    let rt = runtime_path(container.krate.get());
-    let variants = parse(&mut cx, input);
-    let ident = &input.ident;
-    match cx.check() {
-        Ok(()) => expand(ident, &rt, &variants),
-        Err(errors) => {
-            let errors = errors.to_compile_error();
-            let stub = stub(input, &rt);
-            quote!(#errors #stub)
-        }
-    }
+    super::derive(
+        input,
+        |cx| parse(cx, input),
+        |rt, variants| expand(&input.ident, rt, &variants),
+        |rt| stub(input, rt),
+    )
 }
 
 fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Variant<'a>> {

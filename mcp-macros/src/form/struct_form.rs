@@ -7,7 +7,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::attr::{self, Default, FieldAttrs};
-use crate::attr::{doc_comment, runtime_path, serde_names, unraw};
+use crate::attr::{doc_comment, serde_names, unraw};
 use crate::ctxt::Ctxt;
 
 /// A form field, checked.
@@ -21,19 +21,12 @@ struct Field<'a> {
 }
 
 pub(crate) fn derive_form(input: &syn::DeriveInput) -> TokenStream {
-    let mut cx = Ctxt::default();
-    let container = attr::container(&mut cx, &input.attrs);
-    let rt = runtime_path(container.krate.get());
-    let fields = parse(&mut cx, input);
-    let ident = &input.ident;
-    match cx.check() {
-        Ok(()) => expand(ident, &rt, &fields),
-        Err(errors) => {
-            let errors = errors.to_compile_error();
-            let stub = stub(input, &rt);
-            quote!(#errors #stub)
-        }
-    }
+    super::derive(
+        input,
+        |cx| parse(cx, input),
+        |rt, fields| expand(&input.ident, rt, &fields),
+        |rt| stub(input, rt),
+    )
 }
 
 fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Field<'a>> {

@@ -281,15 +281,9 @@ async fn dispatch(
         Route::Listen => {
             let mut result = super::subscriptions::listen(registry, &params, ctx).await?;
             if let Some(server_meta) = &registry.result_meta {
-                for (key, value) in server_meta {
-                    result
-                        .meta
-                        .entry(key.clone())
-                        .or_insert_with(|| value.clone());
-                }
+                add_server_info(server_meta, &mut result.meta);
             }
-            serde_json::to_string(&result)
-                .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))
+            serialise(&result)
         }
         Route::Custom(handler) => {
             let method = ctx.method.clone();
@@ -544,12 +538,25 @@ result_meta!(
 /// Adds `serverInfo` to the result's `_meta` and serialises it once.
 fn finish<R: ResultMeta>(registry: &Registry, mut result: R) -> Result<String, McpError> {
     if let Some(server_meta) = &registry.result_meta {
-        let meta = result.meta_mut().get_or_insert_with(JsonObject::new);
-        for (key, value) in server_meta {
-            meta.entry(key.clone()).or_insert_with(|| value.clone());
-        }
+        add_server_info(
+            server_meta,
+            result.meta_mut().get_or_insert_with(JsonObject::new),
+        );
     }
-    serde_json::to_string(&result)
+    serialise(&result)
+}
+
+/// Adds the `serverInfo` entries to a result's `_meta`, keeping any key the
+/// handler set itself.
+fn add_server_info(server_meta: &JsonObject, meta: &mut JsonObject) {
+    for (key, value) in server_meta {
+        meta.entry(key.clone()).or_insert_with(|| value.clone());
+    }
+}
+
+/// A result as compact JSON.
+fn serialise<T: Serialize>(result: &T) -> Result<String, McpError> {
+    serde_json::to_string(result)
         .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))
 }
 
@@ -568,12 +575,9 @@ fn finish_custom(registry: &Registry, value: Value) -> Result<String, McpError> 
             .entry("_meta")
             .or_insert_with(|| Value::Object(JsonObject::new()))
     {
-        for (key, value) in server_meta {
-            meta.entry(key.clone()).or_insert_with(|| value.clone());
-        }
+        add_server_info(server_meta, meta);
     }
-    serde_json::to_string(&object)
-        .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))
+    serialise(&object)
 }
 
 /// Checks an outgoing input-required result: it must ask for something or
