@@ -1,0 +1,170 @@
+//! The server the official Python and TypeScript SDK clients drive in the
+//! interoperability tests (`tests/interop/`).
+//!
+//! ```text
+//! interop-server --listen 127.0.0.1:PORT
+//! interop-server --stdio
+//! ```
+//!
+//! It serves two handlers that cannot finish without the user:
+//! - the `book_table` tool asks, in two rounds, how many guests are coming
+//!   (a number from 1 to 12) and then which sitting they want (a choice),
+//!   carrying the first answer to the second round in its signed state;
+//! - the `haiku` prompt asks for a topic, then returns a message about it.
+//!
+//! Over HTTP it prints `listening on http://127.0.0.1:PORT/mcp` to stderr
+//! once it accepts connections. Logs go to stderr (`RUST_LOG` filters them).
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::schema::{GetPromptResult, PromptMessage};
+use mcp_runtime::schemars::JsonSchema;
+use mcp_runtime::state::RequestStateSigner;
+use mcp_runtime::transport::{http::HttpTransport, stdio};
+use serde::{Deserialize, Serialize};
+
+const USAGE: &str = "usage: interop-server (--listen ADDR | --stdio)";
+
+/// The arguments of `book_table`.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "mcp_runtime::schemars")]
+struct BookTableArgs {
+    /// The restaurant to book.
+    restaurant: String,
+}
+
+/// Round one of `book_table`.
+#[derive(ElicitForm)]
+struct PartyForm {
+    /// How many guests?
+    #[elicit(minimum = 1, maximum = 12)]
+    guests: i64,
+}
+
+/// The sittings a table can be booked for.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, ElicitChoice)]
+#[serde(rename_all = "lowercase")]
+enum Sitting {
+    Early,
+    Late,
+}
+
+/// Round two of `book_table`.
+#[derive(ElicitForm)]
+struct SittingForm {
+    /// Which sitting?
+    sitting: Sitting,
+}
+
+/// Where a booking stands between rounds.
+#[derive(Serialize, Deserialize)]
+enum Booking {
+    AskedGuests,
+    AskedSitting { guests: i64 },
+}
+
+fn ask_guests() -> Reply<Booking> {
+    Reply::ask("guests", PartyForm::form("How many guests are coming?"))
+        .resume(Booking::AskedGuests)
+}
+
+fn ask_sitting(guests: i64) -> Reply<Booking> {
+    Reply::ask(
+        "sitting",
+        SittingForm::form(format!("A table for {guests}: which sitting?")),
+    )
+    .resume(Booking::AskedSitting { guests })
+}
+
+/// Books a table, asking how many guests are coming and for which sitting.
+#[tool]
+async fn book_table(args: BookTableArgs, ctx: Ctx, step: Resume<Booking>) -> Reply<Booking> {
+    match step.into_inner() {
+        None => ask_guests(),
+        Some(Booking::AskedGuests) => match ctx.answer::<PartyForm>("guests") {
+            Answer::Accept(PartyForm { guests }) => ask_sitting(guests),
+            Answer::Decline | Answer::Cancel => Reply::text("No table booked."),
+            Answer::Missing | Answer::Invalid(_) => ask_guests(),
+        },
+        Some(Booking::AskedSitting { guests }) => match ctx.answer::<SittingForm>("sitting") {
+            Answer::Accept(SittingForm { sitting }) => Reply::text(format!(
+                "Booked {} for {guests}, {} sitting.",
+                args.restaurant,
+                format!("{sitting:?}").to_lowercase()
+            )),
+            Answer::Decline | Answer::Cancel => Reply::text("No table booked."),
+            Answer::Missing | Answer::Invalid(_) => ask_sitting(guests),
+        },
+    }
+}
+
+/// Asks for a haiku's topic.
+#[derive(ElicitForm)]
+struct TopicForm {
+    /// The haiku's topic.
+    #[elicit(min_length = 1)]
+    topic: String,
+}
+
+/// A request for a haiku, on a topic the user is asked for.
+#[prompt]
+async fn haiku(ctx: Ctx) -> Reply<(), GetPromptResult> {
+    match ctx.answer::<TopicForm>("topic") {
+        Answer::Accept(TopicForm { topic }) => Reply::done(GetPromptResult::new(vec![
+            PromptMessage::user(format!("Write a haiku about {topic}.")),
+        ])),
+        Answer::Decline | Answer::Cancel => Reply::done(GetPromptResult::new(vec![
+            PromptMessage::user("Write a haiku about silence."),
+        ])),
+        Answer::Missing | Answer::Invalid(_) => {
+            Reply::ask("topic", TopicForm::form("What should the haiku be about?"))
+        }
+    }
+}
+
+fn server() -> Result<Server, Box<dyn std::error::Error>> {
+    Ok(Server::builder("interop-server", env!("CARGO_PKG_VERSION"))
+        .tool(book_table {})
+        .prompt(haiku {})
+        .request_state_signer(RequestStateSigner::generate()?)
+        .build()?)
+}
+
+async fn run(mode: &str, listen: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+    let server = server()?;
+    match (mode, listen) {
+        ("--stdio", None) => Ok(stdio::serve(server).await?),
+        ("--listen", Some(address)) => {
+            let bound = HttpTransport::new(server).bind(address.as_str()).await?;
+            eprintln!("listening on {}", bound.url());
+            Ok(bound.serve().await?)
+        }
+        _ => Err(USAGE.into()),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let mut args = std::env::args().skip(1);
+    let (Some(mode), listen, None) = (args.next(), args.next(), args.next()) else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    match run(&mode, listen).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("interop-server: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
