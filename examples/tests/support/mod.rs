@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod peer;
+
 /// The only protocol version these tests speak.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 /// Bound for the server to print its `listening on` line.
