@@ -15,8 +15,9 @@ use axum::response::IntoResponse;
 use mcp_runtime::client::{Client, ClientError, Retry, Step, form_answer};
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{
-    ContentBlock, ElicitRequestFormParams, ElicitResult, GetPromptResult, PromptMessage,
-    ReadResourceResult, ResourceContents,
+    CompletionArgument, CompletionContext, CompletionReference, ContentBlock,
+    ElicitRequestFormParams, ElicitResult, GetPromptResult, PromptMessage, ReadResourceResult,
+    ResourceContents,
 };
 use mcp_runtime::state::RequestStateSigner;
 use serde::{Deserialize, Serialize};
@@ -161,6 +162,17 @@ async fn discovers_and_lists_tools() {
     assert_eq!(names, ["greet", "hello", "insatiable"]);
     let hello = client.call_tool("hello", None).await.unwrap();
     assert_eq!(text_of(&hello), "Hello!");
+    let prompts = client.list_prompts().await.unwrap();
+    assert_eq!(
+        prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["greeting"]
+    );
+    let resources = client.list_resources().await.unwrap();
+    assert_eq!(
+        resources.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(),
+        ["test://greeting-card"]
+    );
+    assert!(client.list_resource_templates().await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -407,6 +419,135 @@ async fn retries_carry_new_ids_exact_keys_and_the_exact_state() {
         ["gamma"]
     );
     assert!(third.get("requestState").is_none());
+}
+
+/// A page of a list result, with the cache hints every list carries.
+fn page(field: &str, items: Value, next: Option<&str>) -> Scripted {
+    let mut result =
+        json!({"resultType": "complete", field: items, "ttlMs": 0, "cacheScope": "private"});
+    if let Some(next) = next {
+        result["nextCursor"] = next.into();
+    }
+    Scripted::Json(result)
+}
+
+#[tokio::test]
+async fn lists_follow_every_page() {
+    let prompt = |name: &str| json!({"name": name});
+    let (url, script) = scripted(vec![
+        page("prompts", json!([prompt("one")]), Some("page-2")),
+        page("prompts", json!([prompt("two")]), None),
+        page(
+            "resources",
+            json!([{"name": "r", "uri": "test://r"}]),
+            Some(""),
+        ),
+        page(
+            "resourceTemplates",
+            json!([{"name": "t", "uriTemplate": "test://{x}"}]),
+            None,
+        ),
+    ])
+    .await;
+    let client = Client::http(&url).connect().await.unwrap();
+    let prompts = client.list_prompts().await.unwrap();
+    assert_eq!(
+        prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["one", "two"]
+    );
+    let resources = client.list_resources().await.unwrap();
+    assert_eq!(
+        resources[0].uri, "test://r",
+        "an empty cursor ends the list"
+    );
+    let templates = client.list_resource_templates().await.unwrap();
+    assert_eq!(templates[0].uri_template, "test://{x}");
+    let seen = script.seen.lock().unwrap();
+    let sent: Vec<(&str, Option<&str>)> = seen
+        .iter()
+        .map(|(_, r)| {
+            (
+                r["method"].as_str().unwrap(),
+                r["params"]["cursor"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("prompts/list", None),
+            ("prompts/list", Some("page-2")),
+            ("resources/list", None),
+            ("resources/templates/list", None)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_cursor_returned_twice_ends_the_list_with_an_error() {
+    let tool = json!([{"name": "t", "inputSchema": {"type": "object"}}]);
+    let (url, script) = scripted(vec![
+        page("tools", tool.clone(), Some("again")),
+        page("tools", tool.clone(), Some("again")),
+        page("tools", tool, None),
+    ])
+    .await;
+    let client = Client::http(&url).connect().await.unwrap();
+    let error = client.list_tools().await.unwrap_err();
+    assert!(
+        matches!(&error, ClientError::MalformedResponse(m) if m.contains("\"again\" twice")),
+        "{error}"
+    );
+    assert_eq!(
+        script.seen.lock().unwrap().len(),
+        2,
+        "no third page asked for"
+    );
+}
+
+#[tokio::test]
+async fn completes_a_prompt_argument() {
+    let (url, script) = scripted(vec![Scripted::Json(json!({"resultType": "complete",
+        "completion": {"values": ["python", "pytorch"], "total": 2, "hasMore": false}}))])
+    .await;
+    let client = Client::http(&url).connect().await.unwrap();
+    let completion = client
+        .complete(
+            CompletionReference::Prompt {
+                name: "code_review".into(),
+                title: None,
+            },
+            CompletionArgument {
+                name: "language".into(),
+                value: "py".into(),
+            },
+            Some(CompletionContext {
+                arguments: Some([("style".to_owned(), "strict".to_owned())].into()),
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(completion.values, ["python", "pytorch"]);
+    assert_eq!(completion.total, Some(2));
+    let seen = script.seen.lock().unwrap();
+    let request = &seen[0].1;
+    assert_eq!(request["method"], "completion/complete");
+    assert_eq!(
+        request["params"]["ref"],
+        json!({"type": "ref/prompt", "name": "code_review"})
+    );
+    assert_eq!(
+        request["params"]["argument"],
+        json!({"name": "language", "value": "py"})
+    );
+    assert_eq!(
+        request["params"]["context"],
+        json!({"arguments": {"style": "strict"}})
+    );
+    assert_eq!(
+        request["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
 }
 
 #[tokio::test]

@@ -36,6 +36,8 @@ pub enum ClientError {
     },
     /// The response was not the JSON-RPC message or result shape expected.
     MalformedResponse(String),
+    /// A request parameter could not be encoded as JSON.
+    Encode(String),
 }
 
 impl fmt::Display for ClientError {
@@ -56,6 +58,7 @@ impl fmt::Display for ClientError {
                 "the server asked for {kind} (key {key:?}) but no handler is registered for it"
             ),
             Self::MalformedResponse(detail) => write!(f, "malformed response: {detail}"),
+            Self::Encode(detail) => write!(f, "cannot encode the request: {detail}"),
         }
     }
 }

@@ -39,14 +39,20 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::schema::{
-    CallToolResult, ClientCapabilities, DiscoverResult, ElicitationCapability, GetPromptResult,
-    Implementation, JsonObject, ListToolsResult, ReadResourceResult, RequestId, RequestMeta,
-    ResultType, Tool,
+    CallToolResult, ClientCapabilities, CompleteResult, Completion, CompletionArgument,
+    CompletionContext, CompletionReference, DiscoverResult, ElicitationCapability, GetPromptResult,
+    Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, Prompt, ReadResourceResult, RequestId, RequestMeta,
+    Resource, ResourceTemplate, ResultType, Tool,
 };
 use transport::Transport;
 
 /// The default bound on fulfilled `input_required` rounds per request.
 pub const DEFAULT_MAX_ROUNDS: usize = 10;
+
+/// The bound on pages one `list_*` call follows, against a server whose
+/// cursors never end.
+pub const MAX_LIST_PAGES: usize = 1000;
 
 /// The default bound on the total time of one auto-fulfilled request.
 pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(300);
@@ -259,23 +265,77 @@ impl Client {
             .await
     }
 
-    /// `tools/list`, following `nextCursor` through every page.
-    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let mut tools = Vec::new();
+    /// Follows `nextCursor` through every page of a `*/list` method.
+    ///
+    /// At most [`MAX_LIST_PAGES`] pages are read, and a cursor the server
+    /// already returned ends the walk with an error instead of a loop.
+    async fn list_all<P: Page>(&self, method: &str) -> Result<Vec<P::Item>, ClientError> {
+        let mut items = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut cursor: Option<String> = None;
-        loop {
+        for _ in 0..MAX_LIST_PAGES {
             let mut params = JsonObject::new();
             if let Some(cursor) = cursor.take() {
                 params.insert("cursor".into(), cursor.into());
             }
-            let page: ListToolsResult = self.request_complete("tools/list", params).await?;
-            self.remember_param_headers(&page.tools);
-            tools.extend(page.tools);
-            match page.next_cursor {
-                Some(next) if !next.is_empty() => cursor = Some(next),
-                _ => return Ok(tools),
+            let (page, next) = self.request_complete::<P>(method, params).await?.split();
+            items.extend(page);
+            match next {
+                Some(next) if !next.is_empty() => {
+                    if !seen.insert(next.clone()) {
+                        return Err(ClientError::MalformedResponse(format!(
+                            "{method} returned the cursor {next:?} twice"
+                        )));
+                    }
+                    cursor = Some(next);
+                }
+                _ => return Ok(items),
             }
         }
+        Err(ClientError::MalformedResponse(format!(
+            "{method} had more than {MAX_LIST_PAGES} pages"
+        )))
+    }
+
+    /// `tools/list`, following `nextCursor` through every page.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let tools = self.list_all::<ListToolsResult>("tools/list").await?;
+        self.remember_param_headers(&tools);
+        Ok(tools)
+    }
+
+    /// `prompts/list`, following `nextCursor` through every page.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.list_all::<ListPromptsResult>("prompts/list").await
+    }
+
+    /// `resources/list`, following `nextCursor` through every page.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.list_all::<ListResourcesResult>("resources/list").await
+    }
+
+    /// `resources/templates/list`, following `nextCursor` through every page.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.list_all::<ListResourceTemplatesResult>("resources/templates/list")
+            .await
+    }
+
+    /// `completion/complete`: values for `argument` of a prompt or a
+    /// resource template, given the values of other arguments in `context`.
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: CompletionArgument,
+        context: Option<CompletionContext>,
+    ) -> Result<Completion, ClientError> {
+        let mut params = JsonObject::new();
+        params.insert("ref".into(), to_value(&reference)?);
+        params.insert("argument".into(), to_value(&argument)?);
+        if let Some(context) = context {
+            params.insert("context".into(), to_value(&context)?);
+        }
+        let result: CompleteResult = self.request_complete("completion/complete", params).await?;
+        Ok(result.completion)
     }
 
     /// `tools/call`, fulfilling input requests until the result is complete.
@@ -360,6 +420,38 @@ fn result_type(result: &Value) -> Result<ResultType, ClientError> {
             .map_err(|e| ClientError::MalformedResponse(format!("bad resultType: {e}"))),
     }
 }
+
+fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, ClientError> {
+    serde_json::to_value(value).map_err(|e| ClientError::Encode(e.to_string()))
+}
+
+/// A page of a `*/list` result: its items and the next cursor.
+trait Page: DeserializeOwned {
+    /// What the list holds.
+    type Item;
+    /// The items and `nextCursor`.
+    fn split(self) -> (Vec<Self::Item>, Option<String>);
+}
+
+macro_rules! page {
+    ($result:ty, $field:ident, $item:ty) => {
+        impl Page for $result {
+            type Item = $item;
+            fn split(self) -> (Vec<$item>, Option<String>) {
+                (self.$field, self.next_cursor)
+            }
+        }
+    };
+}
+
+page!(ListToolsResult, tools, Tool);
+page!(ListPromptsResult, prompts, Prompt);
+page!(ListResourcesResult, resources, Resource);
+page!(
+    ListResourceTemplatesResult,
+    resource_templates,
+    ResourceTemplate
+);
 
 fn decode<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
     serde_json::from_value(result)
