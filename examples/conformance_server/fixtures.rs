@@ -4,7 +4,7 @@
 //! `resources.rs` and `input_required.rs`.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::BuildError;
+use mcp_runtime::server::ServerBuilder;
 use mcp_runtime::state::RequestStateSigner;
 
 use crate::{input_required, prompts, resources, tools};
@@ -17,8 +17,9 @@ pub(crate) const PNG_1X1: &str =
 pub(crate) const WAV_SILENCE: &str =
     "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
 
-/// Builds the server; `signer` signs and verifies every `requestState`.
-pub(crate) fn server(signer: RequestStateSigner) -> Result<Server, BuildError> {
+/// The server with every fixture; `signer` signs and verifies every
+/// `requestState`. The caller may add a replay guard before building.
+pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
     Server::builder("mcp-conformance-server", env!("CARGO_PKG_VERSION"))
         // Content and behaviour tools.
         .tool(tools::test_simple_text {})
@@ -57,5 +58,4 @@ pub(crate) fn server(signer: RequestStateSigner) -> Result<Server, BuildError> {
         .resource(resources::static_binary {})
         .resource_template(resources::template_data {})
         .request_state_signer(signer)
-        .build()
 }

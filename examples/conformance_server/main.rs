@@ -5,9 +5,14 @@
 //! conformance-server --stdio [STATE OPTIONS]
 //!
 //! STATE OPTIONS
-//!   --state-key-hex HEX    the requestState signing key, hex (at least 32 bytes);
-//!                          a random key by default, so states die with the process
-//!   --state-ttl SECONDS    how long a requestState stays valid (default 600)
+//!   --state-key-hex HEX         the requestState signing key, hex (at least 32 bytes);
+//!                               a random key by default, so states die with the process
+//!   --state-verify-key-hex HEX  an older key that still verifies (repeatable), for
+//!                               rolling keys through a fleet without failed retries
+//!   --state-ttl SECONDS         how long a requestState stays valid (default 600)
+//!   --single-use                accept each state once (remembered in this process)
+//!   --redis URL                 accept each state once across every instance using
+//!                               this Redis (e.g. redis://127.0.0.1:6379); fails closed
 //! ```
 //!
 //! Over HTTP it prints `listening on http://127.0.0.1:PORT/mcp` to stderr
@@ -23,11 +28,15 @@ mod tools;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use mcp_runtime::state::RequestStateSigner;
+use mcp_runtime::server::Server;
+use mcp_runtime::state::{
+    InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
+};
 use mcp_runtime::transport::{http::HttpTransport, stdio};
 
 const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] | --stdio) \
-                     [--state-key-hex HEX] [--state-ttl SECONDS]";
+                     [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
+                     [--single-use] [--redis URL]";
 
 /// The default lifetime of a requestState, in seconds.
 const DEFAULT_STATE_TTL: u64 = 600;
@@ -40,11 +49,24 @@ enum Mode {
     Stdio,
 }
 
+/// Which states are accepted more than once.
+enum SingleUse {
+    /// Any state, as long as it verifies and has not expired.
+    Off,
+    /// Each state once, remembered in this process.
+    InMemory,
+    /// Each state once across every instance sharing this Redis URL.
+    Redis(String),
+}
+
 struct Options {
     mode: Mode,
     /// The signing key's bytes; `None` for a random key.
     state_key: Option<Vec<u8>>,
+    /// Older keys that still verify.
+    verify_keys: Vec<Vec<u8>>,
     state_ttl: u64,
+    single_use: SingleUse,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -53,7 +75,9 @@ fn parse_args() -> Result<Options, String> {
     let mut stdio = false;
     let mut max_body_bytes = None;
     let mut state_key = None;
+    let mut verify_keys = Vec::new();
     let mut state_ttl = DEFAULT_STATE_TTL;
+    let mut single_use = SingleUse::Off;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--listen" => listen = Some(args.next().ok_or("--listen needs an address")?),
@@ -68,7 +92,22 @@ fn parse_args() -> Result<Options, String> {
             }
             "--state-key-hex" => {
                 let value = args.next().ok_or("--state-key-hex needs a hex key")?;
-                state_key = Some(parse_state_key(&value)?);
+                state_key = Some(parse_state_key("--state-key-hex", &value)?);
+            }
+            "--state-verify-key-hex" => {
+                let value = args
+                    .next()
+                    .ok_or("--state-verify-key-hex needs a hex key")?;
+                verify_keys.push(parse_state_key("--state-verify-key-hex", &value)?);
+            }
+            "--single-use" => {
+                if matches!(single_use, SingleUse::Off) {
+                    single_use = SingleUse::InMemory;
+                }
+            }
+            "--redis" => {
+                let url = args.next().ok_or("--redis needs a URL")?;
+                single_use = SingleUse::Redis(url);
             }
             "--state-ttl" => {
                 let value = args.next().ok_or("--state-ttl needs a number of seconds")?;
@@ -93,16 +132,25 @@ fn parse_args() -> Result<Options, String> {
         (None, true) => Mode::Stdio,
         _ => return Err(USAGE.to_owned()),
     };
+    if state_key.is_none() && !verify_keys.is_empty() {
+        return Err(
+            "--state-verify-key-hex needs --state-key-hex: older keys only make \
+                    sense beside a signing key"
+                .to_owned(),
+        );
+    }
     Ok(Options {
         mode,
         state_key,
+        verify_keys,
         state_ttl,
+        single_use,
     })
 }
 
-/// Decodes a hex signing key of at least 32 bytes.
-fn parse_state_key(hex: &str) -> Result<Vec<u8>, String> {
-    let fail = |why: &str| format!("--state-key-hex: {why}");
+/// Decodes the hex key given to `flag`, of at least 32 bytes.
+fn parse_state_key(flag: &str, hex: &str) -> Result<Vec<u8>, String> {
+    let fail = |why: &str| format!("{flag}: {why}");
     if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(fail("not a hex string (0-9, a-f, A-F only)"));
     }
@@ -131,12 +179,38 @@ fn parse_state_key(hex: &str) -> Result<Vec<u8>, String> {
 }
 
 fn signer(options: &Options) -> Result<RequestStateSigner, String> {
-    let signer = match &options.state_key {
-        Some(key) => RequestStateSigner::new(key),
-        None => RequestStateSigner::generate(),
+    let key_error = |e: KeyError| format!("request-state key: {e}");
+    let signing = match &options.state_key {
+        Some(key) => SigningKey::new(key),
+        None => SigningKey::generate(),
     }
-    .map_err(|e| format!("request-state key: {e}"))?;
-    Ok(signer.ttl_seconds(options.state_ttl))
+    .map_err(key_error)?;
+    let verifying = options
+        .verify_keys
+        .iter()
+        .map(SigningKey::new)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(key_error)?;
+    Ok(RequestStateSigner::with_keys(signing, verifying).ttl_seconds(options.state_ttl))
+}
+
+/// The server, with the replay guard `options` ask for.
+async fn server(options: &Options, signer: RequestStateSigner) -> Result<Server, String> {
+    let builder = fixtures::server(signer);
+    let builder = match &options.single_use {
+        SingleUse::Off => builder,
+        SingleUse::InMemory => builder.replay_guard(InMemoryReplayGuard::new()),
+        SingleUse::Redis(url) => {
+            let guard = RedisReplayGuard::new(url).map_err(|e| format!("--redis: {e}"))?;
+            // Start anyway: retries are refused until Redis answers.
+            if let Err(error) = guard.ping().await {
+                tracing::warn!(%error, "Redis is unreachable; retries carrying a requestState \
+                                        will be refused until it answers");
+            }
+            builder.replay_guard(guard)
+        }
+    };
+    builder.build().map_err(|e| e.to_string())
 }
 
 #[tokio::main]
@@ -163,11 +237,11 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let server = match fixtures::server(signer) {
+    let server = match server(&options, signer).await {
         Ok(server) => server,
         Err(error) => {
-            eprintln!("{error}");
-            return ExitCode::FAILURE;
+            eprintln!("conformance-server: {error}");
+            return ExitCode::from(2);
         }
     };
     let result = match options.mode {
@@ -204,15 +278,18 @@ mod tests {
 
     #[test]
     fn state_keys_are_hex_of_at_least_32_bytes() {
+        let parse = |hex: &str| parse_state_key("--state-key-hex", hex);
         let key = "00ff".repeat(16);
-        assert_eq!(parse_state_key(&key).map(|k| k.len()), Ok(32));
-        assert_eq!(parse_state_key(&key.to_uppercase()).map(|k| k[1]), Ok(0xff));
-        assert!(parse_state_key(&"ab".repeat(31)).is_err(), "31 bytes");
-        assert!(parse_state_key(&format!("{key}0")).is_err(), "odd length");
-        assert!(parse_state_key(&format!("{key}zz")).is_err(), "not hex");
+        assert_eq!(parse(&key).map(|k| k.len()), Ok(32));
+        assert_eq!(parse(&key.to_uppercase()).map(|k| k[1]), Ok(0xff));
+        assert!(parse(&"ab".repeat(31)).is_err(), "31 bytes");
+        assert!(parse(&format!("{key}0")).is_err(), "odd length");
+        assert!(parse(&format!("{key}zz")).is_err(), "not hex");
+        assert!(parse(&format!("{key}+1")).is_err(), "a sign is not a digit");
         assert!(
-            parse_state_key(&format!("{key}+1")).is_err(),
-            "a sign is not a digit"
+            parse_state_key("--state-verify-key-hex", "xy")
+                .is_err_and(|e| e.starts_with("--state-verify-key-hex: ")),
+            "the error names the flag"
         );
     }
 }

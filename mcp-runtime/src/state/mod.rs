@@ -11,6 +11,8 @@ mod binding;
 mod clock;
 mod error;
 mod keys;
+#[cfg(feature = "redis")]
+mod redis;
 mod replay;
 mod signer;
 mod token;
@@ -19,5 +21,7 @@ pub use binding::{Binding, BindingRequest, arguments_digest};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{KeyError, StateError};
 pub use keys::{MIN_SECRET_BYTES, SigningKey};
+#[cfg(feature = "redis")]
+pub use redis::{DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayGuard};
 pub use replay::{InMemoryReplayGuard, ReplayError, ReplayGuard};
 pub use signer::{DEFAULT_TTL_SECONDS, MAX_STATE_BYTES, RequestStateSigner, VerifiedState};

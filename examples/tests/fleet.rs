@@ -1,0 +1,559 @@
+//! A fleet of two `conformance-server` instances sharing a signing key, as
+//! behind a load balancer, over HTTP on 127.0.0.1:
+//! - a state minted by one instance completes on the other;
+//! - single use across the fleet with Redis (`--redis`): a state consumed on
+//!   one instance is refused on both, even when two retries race; with
+//!   Redis stopped, both refuse, and the flow completes once it is back;
+//! - single use in memory (`--single-use`) only covers one process;
+//! - rolling a key through the fleet in the documented order loses no
+//!   in-flight flow, and the wrong order does;
+//! - a bounded soak of concurrent flows spread across both instances:
+//!   every flow completes exactly once.
+//!
+//! `tests/fleet/ensure-redis.sh` installs Debian's redis-server when it is
+//! absent; each test starts its own on a free loopback port.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use mcp_runtime::client::{Client, ClientError, Retry, Step};
+use mcp_runtime::schema::{
+    CallToolResult, ContentBlock, ElicitRequestFormParams, ElicitResult, ElicitValue,
+    InputRequiredResult, JsonObject,
+};
+use support::peer::Listening;
+
+/// The key every instance signs with at first.
+const KEY_1: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+/// The key rolled in.
+const KEY_2: &str = "2222222222222222222222222222222222222222222222222222222222222222";
+
+/// A confirmation flow: one question, a signed state.
+const CONFIRM: &str = "test_input_required_result_request_state";
+const CONFIRMED: &str = "state-ok: the requestState verified; ok = true.";
+/// A three-step flow: a name, then a colour, each round with a new state.
+const ROUNDS: &str = "test_input_required_result_multi_round";
+const ROUNDS_DONE: &str = "Hello Ada, whose favorite color is teal!";
+
+/// Bound on one whole test.
+const TEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+// --- Redis -----------------------------------------------------------------------------
+
+/// The redis-server binary, installed once per test run if absent.
+fn redis_server_bin() -> &'static str {
+    static BIN: OnceLock<String> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fleet/ensure-redis.sh"
+        );
+        let output = Command::new("bash").arg(script).output().unwrap();
+        assert!(
+            output.status.success(),
+            "ensure-redis.sh failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        stdout.lines().last().unwrap().trim().to_owned()
+    })
+}
+
+/// A free port on 127.0.0.1 (free when asked; the OS may reuse it later,
+/// so a clash shows up as a redis-server that never answers).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A redis-server of our own on 127.0.0.1, without persistence; killed on
+/// drop.
+struct Redis {
+    child: Option<Child>,
+    port: u16,
+}
+
+impl Redis {
+    fn start() -> Self {
+        let mut redis = Redis {
+            child: None,
+            port: free_port(),
+        };
+        redis.restart();
+        redis
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Starts (again) on the same port and waits until it answers PING.
+    fn restart(&mut self) {
+        let child = Command::new(redis_server_bin())
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !self.answers_ping() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server on port {} did not answer PING",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn answers_ping(&self) -> bool {
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+        let mut reply = [0u8; 7];
+        stream.write_all(b"PING\r\n").is_ok()
+            && stream.read_exact(&mut reply).is_ok()
+            && &reply == b"+PONG\r\n"
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+// --- Instances and clients ---------------------------------------------------------------
+
+/// A `conformance-server` on a free port with `args`.
+fn instance(args: &[&str]) -> Listening {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_conformance-server"));
+    command
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .env("RUST_LOG", "warn");
+    Listening::spawn(command)
+}
+
+/// A client that answers every form: name Ada, colour teal, confirm yes.
+async fn client(server: &Listening) -> Client {
+    Client::http(&server.url)
+        .on_elicit_form(answer)
+        .connect()
+        .await
+        .unwrap()
+}
+
+async fn answer(params: ElicitRequestFormParams) -> ElicitResult {
+    let mut content = JsonObject::new();
+    for field in params.requested_schema.properties.keys() {
+        let value = match field.as_str() {
+            "name" => "Ada".into(),
+            "color" => "teal".into(),
+            "ok" => true.into(),
+            other => panic!("unexpected form field {other:?}"),
+        };
+        content.insert(field.clone(), value);
+    }
+    let content = serde_json::from_value::<std::collections::BTreeMap<String, ElicitValue>>(
+        serde_json::Value::Object(content),
+    )
+    .unwrap();
+    ElicitResult::accept(content.into_iter().collect())
+}
+
+/// The first round of `tool`: it must ask.
+async fn start(client: &Client, tool: &str) -> InputRequiredResult {
+    match client
+        .call_tool_once(tool, None, &Retry::none())
+        .await
+        .unwrap()
+    {
+        Step::InputRequired(asked) => asked,
+        Step::Complete(done) => panic!("{tool} did not ask: {done:?}"),
+    }
+}
+
+/// The retry answering `asked`, as `client` would send it.
+async fn answers(client: &Client, asked: &InputRequiredResult) -> Retry {
+    Retry::answering(asked, client.fulfil(asked).await.unwrap())
+}
+
+/// Sends `retry` for `tool` through `client`.
+async fn resume(
+    client: &Client,
+    tool: &str,
+    retry: &Retry,
+) -> Result<Step<CallToolResult>, ClientError> {
+    client.call_tool_once(tool, None, retry).await
+}
+
+fn text(step: Step<CallToolResult>) -> String {
+    match step {
+        Step::Complete(result) => match &result.content[0] {
+            ContentBlock::Text(text) => text.text.clone(),
+            other => panic!("not text: {other:?}"),
+        },
+        Step::InputRequired(asked) => panic!("still asking: {asked:?}"),
+    }
+}
+
+fn asked(step: Step<CallToolResult>) -> InputRequiredResult {
+    match step {
+        Step::InputRequired(asked) => asked,
+        Step::Complete(done) => panic!("completed too early: {done:?}"),
+    }
+}
+
+/// The error code of a refused call, and asserts it is one.
+fn code(outcome: Result<Step<CallToolResult>, ClientError>) -> i32 {
+    match outcome {
+        Err(ClientError::Protocol(error)) => {
+            if error.code == -32602 {
+                assert_eq!(error.message, r#"Invalid or expired "requestState""#);
+                assert!(error.data.is_none(), "no reason reaches the client");
+            }
+            error.code
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+async fn bounded<F: Future<Output = ()>>(test: F) {
+    tokio::time::timeout(TEST_TIMEOUT, test)
+        .await
+        .expect("the test finished within its bound");
+}
+
+// --- Tests -------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_state_minted_on_one_instance_completes_on_the_other() {
+    bounded(async {
+        let (a, b) = (
+            instance(&["--state-key-hex", KEY_1]),
+            instance(&["--state-key-hex", KEY_1]),
+        );
+        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let first = start(&on_a, ROUNDS).await;
+        let second = asked(
+            resume(&on_b, ROUNDS, &answers(&on_b, &first).await)
+                .await
+                .unwrap(),
+        );
+        let done = resume(&on_a, ROUNDS, &answers(&on_a, &second).await).await;
+        assert_eq!(text(done.unwrap()), ROUNDS_DONE);
+
+        // An instance with another key refuses the same state.
+        let stranger = instance(&["--state-key-hex", KEY_2]);
+        let on_stranger = client(&stranger).await;
+        let retry = answers(&on_stranger, &first).await;
+        assert_eq!(code(resume(&on_stranger, ROUNDS, &retry).await), -32602);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn with_redis_a_state_is_used_once_across_the_fleet() {
+    bounded(async {
+        let redis = Redis::start();
+        let url = redis.url();
+        let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
+        let (a, b) = (instance(&args), instance(&args));
+        let (on_a, on_b) = (client(&a).await, client(&b).await);
+
+        // Consumed on A: refused on B and on A.
+        let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
+        assert_eq!(
+            text(resume(&on_a, CONFIRM, &retry).await.unwrap()),
+            CONFIRMED
+        );
+        assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32602);
+        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+        assert!(
+            b.logs().contains("already used"),
+            "B logs why: {}",
+            b.logs()
+        );
+
+        // Minted on A, consumed on B: refused on A.
+        let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
+        assert_eq!(
+            text(resume(&on_b, CONFIRM, &retry).await.unwrap()),
+            CONFIRMED
+        );
+        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+
+        // Each round of a multi-round flow carries a new state, so single
+        // use does not stop a flow that moves between instances.
+        let first = start(&on_a, ROUNDS).await;
+        let second = asked(
+            resume(&on_b, ROUNDS, &answers(&on_b, &first).await)
+                .await
+                .unwrap(),
+        );
+        let done = resume(&on_a, ROUNDS, &answers(&on_a, &second).await).await;
+        assert_eq!(text(done.unwrap()), ROUNDS_DONE);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn in_memory_single_use_only_covers_one_instance() {
+    bounded(async {
+        let args = ["--state-key-hex", KEY_1, "--single-use"];
+        let (a, b) = (instance(&args), instance(&args));
+        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
+        assert_eq!(
+            text(resume(&on_a, CONFIRM, &retry).await.unwrap()),
+            CONFIRMED
+        );
+        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+        // B has its own memory: this is why a fleet needs --redis.
+        assert_eq!(
+            text(resume(&on_b, CONFIRM, &retry).await.unwrap()),
+            CONFIRMED
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn with_redis_stopped_every_instance_refuses_and_nothing_is_lost() {
+    bounded(async {
+        let mut redis = Redis::start();
+        let url = redis.url();
+        let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
+        let (a, b) = (instance(&args), instance(&args));
+        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
+
+        redis.stop();
+        // First calls carry no state and never touch Redis.
+        start(&on_b, CONFIRM).await;
+        // Retries fail closed on both instances, with the reason logged.
+        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32603);
+        assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32603);
+        assert!(
+            a.logs().contains("Redis SET NX failed"),
+            "A logs why: {}",
+            a.logs()
+        );
+
+        // The refused state was never claimed: once Redis is back, the same
+        // retry completes (the guard reconnects on its own), exactly once.
+        redis.restart();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let done = loop {
+            match resume(&on_b, CONFIRM, &retry).await {
+                Err(ClientError::Protocol(e)) if e.code == -32603 => {
+                    assert!(Instant::now() < deadline, "the guard never reconnected");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                other => break other,
+            }
+        };
+        assert_eq!(text(done.unwrap()), CONFIRMED);
+        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+    })
+    .await;
+}
+
+/// One more round of a multi-round flow through `client`: the next
+/// question, or (with `None`) the final text.
+async fn step(client: &Client, flow: &InputRequiredResult) -> Step<CallToolResult> {
+    resume(client, ROUNDS, &answers(client, flow).await)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_key_rolls_through_the_fleet_without_failing_a_flow() {
+    bounded(async {
+        let old = ["--state-key-hex", KEY_1];
+        // Step 1: every instance learns the new key, still signing with the old.
+        let learning = ["--state-key-hex", KEY_1, "--state-verify-key-hex", KEY_2];
+        // Step 2: every instance signs with the new key, still verifying the old.
+        let rolled = ["--state-key-hex", KEY_2, "--state-verify-key-hex", KEY_1];
+        // Step 3, once the old key's states have expired: the new key alone.
+        let done_rolling = ["--state-key-hex", KEY_2];
+
+        let (a, b) = (instance(&old), instance(&old));
+        // Flow F starts before the roll, signed with the old key.
+        let f = start(&client(&a).await, ROUNDS).await;
+
+        // Step 1, one instance at a time, while flows go on.
+        drop(b);
+        let b = instance(&learning);
+        let on_b = client(&b).await;
+        let f = asked(step(&on_b, &f).await);
+        drop(a);
+        let a = instance(&learning);
+        let g = start(&client(&a).await, ROUNDS).await;
+
+        // Step 2, one instance at a time. A signs with the new key while B
+        // still signs with the old: each verifies the other's states.
+        drop(a);
+        let a = instance(&rolled);
+        let on_a = client(&a).await;
+        assert_eq!(text(step(&on_a, &f).await), ROUNDS_DONE, "F, minted by B");
+        let g = asked(step(&on_a, &g).await);
+        assert_eq!(text(step(&on_b, &g).await), ROUNDS_DONE, "G, minted by A");
+        let h = start(&on_b, ROUNDS).await;
+        let stale = start(&on_b, CONFIRM).await;
+        drop(b);
+        let b = instance(&rolled);
+        let on_b = client(&b).await;
+        let h = asked(step(&on_b, &h).await);
+        assert_eq!(text(step(&on_a, &h).await), ROUNDS_DONE, "H, minted by B");
+
+        // Step 3: an old-key state is refused from then on.
+        drop((a, b));
+        let a = instance(&done_rolling);
+        let on_a = client(&a).await;
+        let retry = answers(&on_a, &stale).await;
+        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn signing_with_a_key_before_the_fleet_knows_it_fails_retries() {
+    bounded(async {
+        // The wrong order: A signs with the new key while B has never heard
+        // of it. This is what step 1 of the roll prevents.
+        let a = instance(&["--state-key-hex", KEY_2, "--state-verify-key-hex", KEY_1]);
+        let b = instance(&["--state-key-hex", KEY_1]);
+        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let retry = answers(&on_b, &start(&on_a, CONFIRM).await).await;
+        assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32602);
+        assert!(b.logs().contains("refused requestState"), "{}", b.logs());
+    })
+    .await;
+}
+
+/// How many flows the soak runs, and how many at once.
+const SOAK_FLOWS: usize = 200;
+const SOAK_CONCURRENCY: usize = 16;
+
+#[tokio::test]
+async fn soak_every_flow_completes_exactly_once_across_the_fleet() {
+    bounded(async {
+        let redis = Redis::start();
+        let url = redis.url();
+        let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
+        let (a, b) = (instance(&args), instance(&args));
+        let clients = std::sync::Arc::new([client(&a).await, client(&b).await]);
+
+        // Each flow starts on one instance, then sends its one retry to both
+        // instances at the same moment, as a client retrying through a load
+        // balancer after a timeout might: exactly one may complete.
+        let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(SOAK_CONCURRENCY));
+        let mut flows = tokio::task::JoinSet::new();
+        for flow in 0..SOAK_FLOWS {
+            let clients = clients.clone();
+            let semaphore = semaphore.clone();
+            flows.spawn(async move {
+                let _permit = semaphore.acquire().await.unwrap();
+                let first = &clients[flow % 2];
+                let retry = answers(first, &start(first, CONFIRM).await).await;
+                let (x, y) = tokio::join!(
+                    resume(&clients[0], CONFIRM, &retry),
+                    resume(&clients[1], CONFIRM, &retry)
+                );
+                let mut completed = 0;
+                for outcome in [x, y] {
+                    match outcome {
+                        Ok(step) => {
+                            assert_eq!(text(step), CONFIRMED);
+                            completed += 1;
+                        }
+                        refused => assert_eq!(code(refused), -32602),
+                    }
+                }
+                completed
+            });
+        }
+        let mut per_flow = Vec::new();
+        while let Some(completed) = flows.join_next().await {
+            per_flow.push(completed.unwrap());
+        }
+        assert_eq!(per_flow.len(), SOAK_FLOWS, "no flow was lost");
+        assert!(
+            per_flow.iter().all(|&n| n == 1),
+            "every flow completed exactly once: {per_flow:?}"
+        );
+    })
+    .await;
+}
+
+/// Sends one command to `redis` and returns its raw reply line.
+fn redis_command(redis: &Redis, command: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    stream
+        .write_all(format!("{command}\r\n").as_bytes())
+        .unwrap();
+    let mut reply = Vec::new();
+    let mut byte = [0u8; 1];
+    while !reply.ends_with(b"\r\n") {
+        stream.read_exact(&mut byte).unwrap();
+        reply.push(byte[0]);
+    }
+    String::from_utf8(reply).unwrap().trim_end().to_owned()
+}
+
+#[tokio::test]
+async fn the_redis_guard_claims_once_for_the_remaining_lifetime() {
+    use mcp_runtime::state::{ManualClock, RedisReplayGuard, ReplayGuard};
+    bounded(async {
+        let redis = Redis::start();
+        let clock = ManualClock::at(1_000);
+        let guard = RedisReplayGuard::new(&redis.url())
+            .unwrap()
+            .key_prefix("test:")
+            .with_clock(clock.clone());
+        guard.ping().await.unwrap();
+        let fingerprint = [0xab; 32];
+        assert_eq!(guard.claim(&fingerprint, 1_300).await, Ok(true));
+        assert_eq!(guard.claim(&fingerprint, 1_300).await, Ok(false));
+        let key = format!("test:{}", "ab".repeat(32));
+        assert_eq!(redis_command(&redis, &format!("TTL {key}")), ":300");
+        // A lifetime already over still claims for a second, never forever.
+        assert_eq!(guard.claim(&[1; 32], 900).await, Ok(true));
+        let key = format!("test:{}", "01".repeat(32));
+        assert_eq!(redis_command(&redis, &format!("TTL {key}")), ":1");
+
+        assert!(RedisReplayGuard::new("not a url").is_err());
+        let closed = RedisReplayGuard::new(&format!("redis://127.0.0.1:{}", free_port())).unwrap();
+        assert!(
+            closed.claim(&fingerprint, 1_300).await.is_err(),
+            "fails closed"
+        );
+    })
+    .await;
+}
