@@ -112,12 +112,16 @@ struct TopicForm {
 #[prompt]
 async fn haiku(ctx: Ctx) -> Reply<(), GetPromptResult> {
     match ctx.answer::<TopicForm>("topic") {
-        Answer::Accept(TopicForm { topic }) => Reply::done(GetPromptResult::new(vec![
-            PromptMessage::user(format!("Write a haiku about {topic}.")),
-        ])),
-        Answer::Decline | Answer::Cancel => Reply::done(GetPromptResult::new(vec![
-            PromptMessage::user("Write a haiku about silence."),
-        ])),
+        Answer::Accept(TopicForm { topic }) => {
+            Reply::done(GetPromptResult::new(vec![PromptMessage::user(format!(
+                "Write a haiku about {topic}."
+            ))]))
+        }
+        Answer::Decline | Answer::Cancel => {
+            Reply::done(GetPromptResult::new(vec![PromptMessage::user(
+                "Write a haiku about silence.",
+            )]))
+        }
         Answer::Missing | Answer::Invalid(_) => {
             Reply::ask("topic", TopicForm::form("What should the haiku be about?"))
         }
