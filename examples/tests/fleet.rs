@@ -19,6 +19,7 @@ mod support;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -29,6 +30,7 @@ use mcp_runtime::schema::{
     InputRequiredResult, JsonObject,
 };
 use support::peer::Listening;
+use support::process::{repo, set_up};
 
 /// The key every instance signs with at first.
 const KEY_1: &str = "1111111111111111111111111111111111111111111111111111111111111111";
@@ -48,21 +50,12 @@ const TEST_TIMEOUT: Duration = Duration::from_secs(120);
 // --- Redis -----------------------------------------------------------------------------
 
 /// The redis-server binary, installed once per test run if absent.
-fn redis_server_bin() -> &'static str {
-    static BIN: OnceLock<String> = OnceLock::new();
+fn redis_server_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/fleet/ensure-redis.sh"
-        );
-        let output = Command::new("bash").arg(script).output().unwrap();
-        assert!(
-            output.status.success(),
-            "ensure-redis.sh failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let stdout = String::from_utf8(output.stdout).unwrap();
-        stdout.lines().last().unwrap().trim().to_owned()
+        let mut command = Command::new("bash");
+        command.arg(repo().join("tests/fleet/ensure-redis.sh"));
+        set_up(command, Duration::from_secs(600))
     })
 }
 

@@ -17,13 +17,11 @@
 
 mod support;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcp_runtime::client::{Client, ClientError, Retry, Step, form_answer};
 use mcp_runtime::prelude::*;
@@ -34,6 +32,7 @@ use mcp_runtime::schema::{
 use serde::Serialize;
 use serde_json::{Value, json};
 use support::peer::Listening;
+use support::process::{repo, run_bounded, set_up};
 
 /// Bound for `setup.sh` (creating the virtualenv and installing the SDK).
 const SETUP_TIMEOUT: Duration = Duration::from_secs(600);
@@ -42,53 +41,8 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 /// Bound for every request our client sends, all rounds included.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn interop_dir() -> PathBuf {
     repo().join("tests/interop/python")
-}
-
-/// Runs `command` to completion within `limit`, killing it and failing the
-/// test when it takes longer. Returns its output.
-fn run_bounded(mut command: Command, limit: Duration) -> Output {
-    let what = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot spawn {what}: {e}"));
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout piped")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr piped")));
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(50)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let stderr =
-                    String::from_utf8_lossy(&stderr.join().unwrap_or_default()).into_owned();
-                panic!("{what} did not finish within {limit:?}; stderr:\n{stderr}");
-            }
-            Err(e) => panic!("waiting for {what} failed: {e}"),
-        }
-    };
-    Output {
-        status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    }
 }
 
 /// The virtualenv's python, after `setup.sh` made sure the SDK is installed.
@@ -97,26 +51,7 @@ fn python() -> &'static Path {
     PYTHON.get_or_init(|| {
         let mut command = Command::new("bash");
         command.arg(interop_dir().join("setup.sh"));
-        let output = run_bounded(command, SETUP_TIMEOUT);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            output.status.success(),
-            "tests/interop/python/setup.sh failed ({}):\n{stdout}\n{stderr}",
-            output.status
-        );
-        let python = PathBuf::from(
-            stdout
-                .lines()
-                .last()
-                .unwrap_or_else(|| panic!("setup.sh printed nothing; stderr:\n{stderr}"))
-                .trim(),
-        );
-        assert!(
-            python.is_file(),
-            "setup.sh's last line is not the venv's python: {python:?}"
-        );
-        python
+        set_up(command, SETUP_TIMEOUT)
     })
 }
 

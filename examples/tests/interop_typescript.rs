@@ -18,12 +18,10 @@
 
 mod support;
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcp_runtime::client::{Client, ClientError, Retry, Step};
 use mcp_runtime::schema::{
@@ -31,6 +29,7 @@ use mcp_runtime::schema::{
 };
 use serde_json::{Value, json};
 use support::peer::Listening;
+use support::process::{repo, run_bounded, set_up};
 
 /// Bound for `setup.sh` (downloads Node 22 and the SDK packages on a fresh machine).
 const SETUP_TIMEOUT: Duration = Duration::from_secs(900);
@@ -45,48 +44,6 @@ struct Installed {
     dir: PathBuf,
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Runs `command` to completion within `limit`, killing it when it takes longer.
-fn run_bounded(mut command: Command, limit: Duration) -> Output {
-    let what = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot spawn {what}: {e}"));
-    let pipe = |mut stream: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = stream.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let stdout = pipe(Box::new(child.stdout.take().expect("stdout is piped")));
-    let stderr = pipe(Box::new(child.stderr.take().expect("stderr is piped")));
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for child") {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            let err = String::from_utf8_lossy(&stderr.join().unwrap_or_default()).into_owned();
-            panic!("{what} did not finish within {limit:?}; stderr:\n{err}");
-        }
-        thread::sleep(Duration::from_millis(50));
-    };
-    Output {
-        status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    }
-}
-
 /// Runs `setup.sh` once per test process.
 fn installed() -> &'static Installed {
     static INSTALLED: OnceLock<Installed> = OnceLock::new();
@@ -97,22 +54,7 @@ fn installed() -> &'static Installed {
         command
             .arg(repo().join("tests/interop/typescript/setup.sh"))
             .env("MCP_INTEROP_TYPESCRIPT_DIR", &dir);
-        let output = run_bounded(command, SETUP_TIMEOUT);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            output.status.success(),
-            "tests/interop/typescript/setup.sh failed ({}):\n{stdout}\n{stderr}",
-            output.status
-        );
-        let node = PathBuf::from(
-            stdout
-                .lines()
-                .last()
-                .unwrap_or_else(|| panic!("setup.sh printed nothing; stderr:\n{stderr}"))
-                .trim(),
-        );
-        assert!(node.is_file(), "setup.sh named {node:?}, not a file");
+        let node = set_up(command, SETUP_TIMEOUT);
         for script in ["client.mjs", "server.mjs"] {
             assert!(
                 dir.join(script).is_file(),

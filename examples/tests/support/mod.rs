@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub mod peer;
+pub mod process;
 
 /// The only protocol version these tests speak.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -492,12 +493,11 @@ fn kill_child(child: &mut Child) {
 
 /// A running `conformance-server --listen 127.0.0.1:0`; killed on drop.
 pub struct HttpServer {
-    child: Child,
+    process: peer::Listening,
     /// `http://127.0.0.1:PORT/mcp`
     pub url: String,
     /// The OS-chosen port.
     pub port: u16,
-    logs: Arc<Mutex<String>>,
     client: reqwest::Client,
 }
 
@@ -520,40 +520,15 @@ impl HttpServer {
 
     /// Spawn with extra flags (e.g. `["--max-body-bytes", "1024"]`).
     pub fn spawn_with(extra: &[&str]) -> Self {
-        let mut child = Command::new(server_bin())
-            .args(["--listen", "127.0.0.1:0"])
-            .args(extra)
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot spawn {}: {e}", server_bin()));
-        let logs = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = mpsc::channel();
-        let stderr = child
-            .stderr
-            .take()
-            .unwrap_or_else(|| panic!("child stderr not piped"));
-        drain_stderr(stderr, Arc::clone(&logs), Some(tx));
-        let url = match rx.recv_timeout(STARTUP_TIMEOUT) {
-            Ok(url) => url,
-            Err(_) => {
-                let status = child.try_wait().ok().flatten();
-                kill_child(&mut child);
-                panic!(
-                    "server did not print `listening on http://...` within {STARTUP_TIMEOUT:?} \
-                     (exit status: {status:?}); stderr:\n{}",
-                    logs_of(&logs)
-                );
-            }
-        };
+        let mut command = Command::new(server_bin());
+        command.args(["--listen", "127.0.0.1:0"]).args(extra);
+        let process = peer::Listening::spawn(command);
+        let url = process.url.clone();
         let port = url
             .strip_prefix("http://127.0.0.1:")
             .and_then(|rest| rest.strip_suffix("/mcp"))
             .and_then(|p| p.parse::<u16>().ok())
             .unwrap_or_else(|| {
-                kill_child(&mut child);
                 panic!("unexpected listening URL {url:?} (want http://127.0.0.1:PORT/mcp)")
             });
         assert_ne!(port, 0, "server reported port 0");
@@ -563,17 +538,16 @@ impl HttpServer {
             .build()
             .unwrap_or_else(|e| panic!("cannot build HTTP client: {e}"));
         HttpServer {
-            child,
+            process,
             url,
             port,
-            logs,
             client,
         }
     }
 
     /// The server's stderr so far.
     pub fn logs(&self) -> String {
-        logs_of(&self.logs)
+        self.process.logs()
     }
 
     /// Send an arbitrary request to `/mcp`.
@@ -646,13 +620,13 @@ impl HttpServer {
 impl HttpServer {
     /// Sends SIGTERM and waits (bounded) for the process to exit.
     pub fn terminate(&mut self) -> ExitStatus {
-        let pid = self.child.id().to_string();
+        let pid = self.process.child.id().to_string();
         let sent = Command::new("kill").args(["-TERM", &pid]).status();
         assert!(
             sent.is_ok_and(|s| s.success()),
             "could not send SIGTERM to {pid}"
         );
-        wait_bounded(&mut self.child, "SIGTERM", &self.logs)
+        wait_bounded(&mut self.process.child, "SIGTERM", &self.process.logs)
     }
 }
 
@@ -669,12 +643,6 @@ fn wait_bounded(child: &mut Child, cause: &str, logs: &Arc<Mutex<String>>) -> Ex
             ),
             Err(e) => panic!("waiting for server failed: {e}"),
         }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        kill_child(&mut self.child);
     }
 }
 

@@ -9,10 +9,12 @@ use super::{STARTUP_TIMEOUT, drain_stderr, kill_child, logs_of};
 
 /// A running HTTP server process; killed on drop.
 pub struct Listening {
-    child: Child,
+    /// The process.
+    pub child: Child,
     /// The URL it printed, `http://127.0.0.1:PORT/...`.
     pub url: String,
-    logs: Arc<Mutex<String>>,
+    /// What it wrote to stderr so far.
+    pub logs: Arc<Mutex<String>>,
 }
 
 impl Listening {
