@@ -1,0 +1,354 @@
+//! Result lines and the markdown report built from them.
+//!
+//! `run` prints one line per measured cell: tab-separated `key=value`
+//! pairs (`server`, `workload`, `concurrency`, `ok`, `errors`, `seconds`,
+//! `rps`, `p50_us`, `p99_us`, `max_us`, `rss_kb`). `report` reads such
+//! lines (other lines are ignored), takes the median of repeated cells,
+//! and prints the tables: every cell, the ratios of `ours` to each other
+//! server, and the targets of the [bench] issue.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One measured cell.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cell {
+    /// Which server (`ours`, `limit`, `rmcp`).
+    pub(crate) server: String,
+    /// Which workload (`plain`, `two-round`).
+    pub(crate) workload: String,
+    /// Open connections.
+    pub(crate) concurrency: u64,
+    /// Successful requests.
+    pub(crate) ok: u64,
+    /// Failed requests.
+    pub(crate) errors: u64,
+    /// Measured seconds.
+    pub(crate) seconds: f64,
+    /// Successful requests per second.
+    pub(crate) rps: f64,
+    /// Median latency, µs.
+    pub(crate) p50_us: u64,
+    /// 99th percentile latency, µs.
+    pub(crate) p99_us: u64,
+    /// Slowest request, µs.
+    pub(crate) max_us: u64,
+    /// The server's peak RSS (VmHWM), KiB, when known.
+    pub(crate) rss_kb: Option<u64>,
+}
+
+impl Cell {
+    /// The result line.
+    pub(crate) fn to_line(&self) -> String {
+        let rss = self
+            .rss_kb
+            .map_or_else(|| "-".to_owned(), |kb| kb.to_string());
+        format!(
+            "server={}\tworkload={}\tconcurrency={}\tok={}\terrors={}\tseconds={:.3}\trps={:.1}\tp50_us={}\tp99_us={}\tmax_us={}\trss_kb={rss}",
+            self.server,
+            self.workload,
+            self.concurrency,
+            self.ok,
+            self.errors,
+            self.seconds,
+            self.rps,
+            self.p50_us,
+            self.p99_us,
+            self.max_us,
+        )
+    }
+
+    /// Reads a result line; `None` for any other line.
+    pub(crate) fn parse(line: &str) -> Option<Self> {
+        let fields: BTreeMap<&str, &str> = line
+            .split('\t')
+            .filter_map(|pair| pair.trim().split_once('='))
+            .collect();
+        let number = |key: &str| fields.get(key)?.parse::<u64>().ok();
+        let real = |key: &str| fields.get(key)?.parse::<f64>().ok();
+        Some(Self {
+            server: (*fields.get("server")?).to_owned(),
+            workload: (*fields.get("workload")?).to_owned(),
+            concurrency: number("concurrency")?,
+            ok: number("ok")?,
+            errors: number("errors")?,
+            seconds: real("seconds")?,
+            rps: real("rps")?,
+            p50_us: number("p50_us")?,
+            p99_us: number("p99_us")?,
+            max_us: number("max_us")?,
+            rss_kb: number("rss_kb"),
+        })
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => values.get(n / 2).copied(),
+        _ => Some((values.get(n / 2 - 1)? + values.get(n / 2)?) / 2.0),
+    }
+}
+
+/// The cells of one server in one (workload, concurrency), summarised.
+#[derive(Debug, Clone, PartialEq)]
+struct Summary {
+    rps: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    rss_mib: Option<f64>,
+    errors: u64,
+    runs: usize,
+}
+
+fn summarise(cells: &[&Cell]) -> Option<Summary> {
+    let ms = |us: u64| us as f64 / 1000.0;
+    let rss: Vec<f64> = cells
+        .iter()
+        .filter_map(|c| c.rss_kb)
+        .map(|kb| kb as f64 / 1024.0)
+        .collect();
+    Some(Summary {
+        rps: median(cells.iter().map(|c| c.rps).collect())?,
+        p50_ms: median(cells.iter().map(|c| ms(c.p50_us)).collect())?,
+        p99_ms: median(cells.iter().map(|c| ms(c.p99_us)).collect())?,
+        rss_mib: median(rss),
+        errors: cells.iter().map(|c| c.errors).sum(),
+        runs: cells.len(),
+    })
+}
+
+/// Keeps the order in which keys first appear.
+fn ordered<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
+fn ratio(ours: f64, other: f64) -> String {
+    if other > 0.0 {
+        format!("{:.2}", ours / other)
+    } else {
+        "-".to_owned()
+    }
+}
+
+fn mib(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"))
+}
+
+/// The markdown report of `cells`; `ours` is the server the ratios are of.
+pub(crate) fn markdown(cells: &[Cell], ours: &str) -> String {
+    let workloads = ordered(cells.iter().map(|c| c.workload.clone()));
+    let servers = ordered(cells.iter().map(|c| c.server.clone()));
+    let mut concurrencies = ordered(cells.iter().map(|c| c.concurrency));
+    concurrencies.sort_unstable();
+    let mut summaries: BTreeMap<(String, u64, String), Summary> = BTreeMap::new();
+    for workload in &workloads {
+        for &concurrency in &concurrencies {
+            for server in &servers {
+                let group: Vec<&Cell> = cells
+                    .iter()
+                    .filter(|c| {
+                        &c.workload == workload
+                            && c.concurrency == concurrency
+                            && &c.server == server
+                    })
+                    .collect();
+                if let Some(summary) = summarise(&group) {
+                    summaries.insert((workload.clone(), concurrency, server.clone()), summary);
+                }
+            }
+        }
+    }
+    let get = |w: &str, c: u64, s: &str| summaries.get(&(w.to_owned(), c, s.to_owned()));
+    let others: Vec<&String> = servers.iter().filter(|s| s.as_str() != ours).collect();
+
+    let mut out = String::new();
+    out.push_str("| workload | connections | server | req/s | p50 ms | p99 ms | peak RSS MiB | errors | runs |\n");
+    out.push_str("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    for workload in &workloads {
+        for &concurrency in &concurrencies {
+            for server in &servers {
+                if let Some(s) = get(workload, concurrency, server) {
+                    let _ = writeln!(
+                        out,
+                        "| {workload} | {concurrency} | {server} | {:.0} | {:.3} | {:.3} | {} | {} | {} |",
+                        s.rps,
+                        s.p50_ms,
+                        s.p99_ms,
+                        mib(s.rss_mib),
+                        s.errors,
+                        s.runs
+                    );
+                }
+            }
+        }
+    }
+
+    out.push('\n');
+    let mut header = "| workload | connections |".to_owned();
+    let mut rule = "|---|---:|".to_owned();
+    for other in &others {
+        let _ = write!(
+            header,
+            " req/s {ours}/{other} | p99 {ours}/{other} | RSS {ours}/{other} |"
+        );
+        rule.push_str("---:|---:|---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for workload in &workloads {
+        for &concurrency in &concurrencies {
+            let Some(mine) = get(workload, concurrency, ours) else {
+                continue;
+            };
+            let mut row = format!("| {workload} | {concurrency} |");
+            for other in &others {
+                match get(workload, concurrency, other) {
+                    Some(theirs) => {
+                        let rss = match (mine.rss_mib, theirs.rss_mib) {
+                            (Some(a), Some(b)) => ratio(a, b),
+                            _ => "-".to_owned(),
+                        };
+                        let _ = write!(
+                            row,
+                            " {} | {} | {rss} |",
+                            ratio(mine.rps, theirs.rps),
+                            ratio(mine.p99_ms, theirs.p99_ms)
+                        );
+                    }
+                    None => row.push_str(" - | - | - |"),
+                }
+            }
+            let _ = writeln!(out, "{row}");
+        }
+    }
+
+    out.push('\n');
+    out.push_str(&targets(&workloads, &concurrencies, ours, &get));
+    out
+}
+
+/// The targets of the [bench] issue, each met or missed, for the cells
+/// present.
+fn targets<'a>(
+    workloads: &[String],
+    concurrencies: &[u64],
+    ours: &str,
+    get: &dyn Fn(&str, u64, &str) -> Option<&'a Summary>,
+) -> String {
+    let mut out = String::from("Targets:\n");
+    let verdict = |met: bool| if met { "met" } else { "MISSED" };
+    let mut line = |text: String| {
+        out.push_str("- ");
+        out.push_str(&text);
+        out.push('\n');
+    };
+    for (workload, floor) in [("plain", 0.5), ("two-round", 0.4)] {
+        if !workloads.iter().any(|w| w == workload) {
+            continue;
+        }
+        for &c in concurrencies {
+            if let (Some(mine), Some(limit)) = (get(workload, c, ours), get(workload, c, "limit")) {
+                let r = mine.rps / limit.rps.max(f64::MIN_POSITIVE);
+                line(format!(
+                    "{workload} req/s >= {floor}x the limit at {c} connections: {r:.2}x, {}",
+                    verdict(r >= floor)
+                ));
+            }
+        }
+    }
+    for workload in workloads {
+        if let Some(mine) = get(workload, 64, ours) {
+            line(format!(
+                "{workload} p99 < 5 ms at 64 connections: {:.3} ms, {}",
+                mine.p99_ms,
+                verdict(mine.p99_ms < 5.0)
+            ));
+        }
+    }
+    for workload in workloads {
+        for &c in concurrencies {
+            if let (Some(mine), Some(rmcp)) = (get(workload, c, ours), get(workload, c, "rmcp"))
+                && let (Some(a), Some(b)) = (mine.rss_mib, rmcp.rss_mib)
+            {
+                line(format!(
+                    "{workload} peak RSS <= rmcp's at {c} connections: {a:.1} vs {b:.1} MiB, {}",
+                    verdict(a <= b)
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(server: &str, workload: &str, concurrency: u64, rps: f64, p99_us: u64) -> Cell {
+        Cell {
+            server: server.to_owned(),
+            workload: workload.to_owned(),
+            concurrency,
+            ok: 1000,
+            errors: 0,
+            seconds: 1.0,
+            rps,
+            p50_us: p99_us / 2,
+            p99_us,
+            max_us: p99_us * 2,
+            rss_kb: Some(10 * 1024),
+        }
+    }
+
+    #[test]
+    fn lines_round_trip() {
+        let c = cell("ours", "plain", 16, 1234.5, 800);
+        assert_eq!(Cell::parse(&c.to_line()), Some(c.clone()));
+        let no_rss = Cell { rss_kb: None, ..c };
+        assert_eq!(Cell::parse(&no_rss.to_line()), Some(no_rss));
+        assert_eq!(Cell::parse("listening on http://127.0.0.1:1/mcp"), None);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn the_report_has_ratios_and_targets() {
+        let cells = [
+            cell("ours", "plain", 64, 600.0, 4000),
+            cell("limit", "plain", 64, 1000.0, 1000),
+            cell("rmcp", "plain", 64, 300.0, 8000),
+            cell("ours", "two-round", 64, 300.0, 6000),
+            cell("limit", "two-round", 64, 1000.0, 1000),
+        ];
+        let report = markdown(&cells, "ours");
+        assert!(report.contains("| plain | 64 | ours | 600 | 2.000 | 4.000 | 10.0 | 0 | 1 |"));
+        // ours/limit, then ours/rmcp.
+        assert!(
+            report.contains("| plain | 64 | 0.60 | 4.00 | 1.00 | 2.00 | 0.50 | 1.00 |"),
+            "{report}"
+        );
+        assert!(report.contains("| two-round | 64 | 0.30 | 6.00 | 1.00 | - | - | - |"));
+        assert!(report.contains("plain req/s >= 0.5x the limit at 64 connections: 0.60x, met"));
+        assert!(
+            report.contains("two-round req/s >= 0.4x the limit at 64 connections: 0.30x, MISSED")
+        );
+        assert!(report.contains("two-round p99 < 5 ms at 64 connections: 6.000 ms, MISSED"));
+        assert!(
+            report.contains("plain peak RSS <= rmcp's at 64 connections: 10.0 vs 10.0 MiB, met")
+        );
+    }
+}
