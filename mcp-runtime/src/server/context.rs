@@ -63,6 +63,8 @@ pub struct Context {
     pub(crate) state_payload: Option<Vec<u8>>,
     /// The server's signer, bound to this request's binding.
     pub(crate) signer: Option<RequestStateSigner>,
+    /// The states minted through [`Context::mint_state`] in this request.
+    pub(crate) minted: Option<std::sync::Arc<super::state_gate::Minted>>,
     /// Values given to `ServerBuilder::share`, by type.
     pub(crate) shared: std::sync::Arc<super::registry::SharedValues>,
     /// Announces changes to `subscriptions/listen` streams.
@@ -195,9 +197,13 @@ impl Context {
         let signer = self.signer.as_ref().ok_or_else(|| {
             McpError::internal("a handler minted a requestState but the server has no signer")
         })?;
-        signer
+        let state = signer
             .sign_json(value)
-            .map_err(|e| McpError::internal(format!("could not mint a requestState: {e}")))
+            .map_err(|e| McpError::internal(format!("could not mint a requestState: {e}")))?;
+        if let Some(minted) = &self.minted {
+            minted.record(&state);
+        }
+        Ok(state)
     }
 
     /// Transport-level facts: transport kind, caller, headers.
@@ -263,6 +269,7 @@ impl Context {
             notifier: Notifier::disabled(),
             state_payload: None,
             signer: None,
+            minted: None,
             shared: std::sync::Arc::default(),
             changes: super::ChangeNotifier::new(),
         }

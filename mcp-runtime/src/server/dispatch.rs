@@ -18,7 +18,7 @@ use crate::schema::{
     ListResourcesResult, ListToolsResult, McpError, RequestId, RequestMeta, ResultType,
     SUPPORTED_PROTOCOL_VERSIONS, SamplingCapability,
 };
-use crate::state::{BindingRequest, RequestStateSigner};
+use crate::state::BindingRequest;
 
 /// The response to one request: a serialised result or an error.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,6 +199,7 @@ async fn dispatch(
         notifier,
         state_payload: None,
         signer: None,
+        minted: None,
         shared: Arc::clone(&registry.shared),
         changes: registry.changes.clone(),
     };
@@ -383,12 +384,12 @@ async fn call_tool(
         target: &name,
         arguments: &arguments,
     };
-    let bound = state_gate::open(registry, &mut ctx, binding).await?;
-    let capabilities = ctx.meta.client_capabilities.clone();
+    let gate = state_gate::open(registry, &mut ctx, binding).await?;
+    let declared = DeclaredInputs::of(&ctx.meta.client_capabilities);
     match handler.call(arguments, ctx).await? {
         Outcome::Complete(result) => finish(registry, result),
         Outcome::InputRequired(ask) => {
-            finish_input_required(registry, ask, &capabilities, bound.as_ref())
+            finish_input_required(registry, ask, declared, gate.as_ref())
         }
     }
 }
@@ -428,7 +429,7 @@ async fn get_prompt(
             missing.join(", ")
         )));
     }
-    let bound = if registry.signer.is_some() {
+    let gate = if registry.signer.is_some() {
         let as_json: JsonObject = arguments
             .iter()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
@@ -442,11 +443,11 @@ async fn get_prompt(
     } else {
         None
     };
-    let capabilities = ctx.meta.client_capabilities.clone();
+    let declared = DeclaredInputs::of(&ctx.meta.client_capabilities);
     match handler.get(arguments, ctx).await? {
         Outcome::Complete(result) => finish(registry, result),
         Outcome::InputRequired(ask) => {
-            finish_input_required(registry, ask, &capabilities, bound.as_ref())
+            finish_input_required(registry, ask, declared, gate.as_ref())
         }
     }
 }
@@ -474,8 +475,8 @@ async fn read_resource(
         target: &uri,
         arguments: &no_arguments,
     };
-    let bound = state_gate::open(registry, &mut ctx, binding).await?;
-    let capabilities = ctx.meta.client_capabilities.clone();
+    let gate = state_gate::open(registry, &mut ctx, binding).await?;
+    let declared = DeclaredInputs::of(&ctx.meta.client_capabilities);
     let outcome = match (fixed, templated) {
         (Some(handler), _) => handler.read(ctx).await?,
         (None, Some((handler, variables))) => handler.read(uri.clone(), variables, ctx).await?,
@@ -487,7 +488,7 @@ async fn read_resource(
         }
         Outcome::Complete(result) => finish(registry, result),
         Outcome::InputRequired(ask) => {
-            finish_input_required(registry, ask, &capabilities, bound.as_ref())
+            finish_input_required(registry, ask, declared, gate.as_ref())
         }
     }
 }
@@ -586,18 +587,18 @@ fn finish_custom(registry: &Registry, value: Value) -> Result<String, McpError> 
 fn finish_input_required(
     registry: &Registry,
     ask: InputRequiredResult,
-    capabilities: &ClientCapabilities,
-    bound: Option<&RequestStateSigner>,
+    declared: DeclaredInputs,
+    gate: Option<&state_gate::Gate>,
 ) -> Result<String, McpError> {
     if ask.input_requests.is_none() && ask.request_state.is_none() {
         return Err(McpError::internal(
             "a handler returned an input_required result with neither inputRequests nor requestState",
         ));
     }
-    state_gate::check_outgoing(bound, &ask)?;
+    state_gate::check_outgoing(gate, &ask)?;
     let missing = missing_capabilities(
         ask.input_requests.iter().flatten().map(|(_, r)| r),
-        capabilities,
+        declared,
     );
     if let Some(required) = missing {
         return Err(McpError::MissingClientCapability {
@@ -607,28 +608,48 @@ fn finish_input_required(
     finish(registry, ask)
 }
 
+/// Which kinds of input the client declared it can give: all the check of
+/// an outgoing `input_required` result needs, taken before the request's
+/// context moves into the handler (a copy, not a clone of the capabilities).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeclaredInputs {
+    form: bool,
+    url: bool,
+    sampling: bool,
+    sampling_tools: bool,
+    roots: bool,
+}
+
+impl DeclaredInputs {
+    pub(crate) fn of(capabilities: &ClientCapabilities) -> Self {
+        Self {
+            form: capabilities.supports_elicitation_form(),
+            url: capabilities.supports_elicitation_url(),
+            sampling: capabilities.supports_sampling(),
+            sampling_tools: capabilities.supports_sampling_tools(),
+            roots: capabilities.supports_roots(),
+        }
+    }
+}
+
 /// The capabilities the input requests need that the client did not declare.
 #[allow(deprecated)]
 pub(crate) fn missing_capabilities<'a>(
     requests: impl Iterator<Item = &'a InputRequest>,
-    declared: &ClientCapabilities,
+    declared: DeclaredInputs,
 ) -> Option<ClientCapabilities> {
     let mut required = ClientCapabilities::default();
     let mut any = false;
     for request in requests {
         match request {
-            InputRequest::Elicitation(ElicitRequestParams::Form(_))
-                if !declared.supports_elicitation_form() =>
-            {
+            InputRequest::Elicitation(ElicitRequestParams::Form(_)) if !declared.form => {
                 let e = required
                     .elicitation
                     .get_or_insert_with(ElicitationCapability::default);
                 e.form = Some(JsonObject::new());
                 any = true;
             }
-            InputRequest::Elicitation(ElicitRequestParams::Url(_))
-                if !declared.supports_elicitation_url() =>
-            {
+            InputRequest::Elicitation(ElicitRequestParams::Url(_)) if !declared.url => {
                 let e = required
                     .elicitation
                     .get_or_insert_with(ElicitationCapability::default);
@@ -637,9 +658,7 @@ pub(crate) fn missing_capabilities<'a>(
             }
             InputRequest::Sampling(params) => {
                 let needs_tools = params.tools.as_ref().is_some_and(|t| !t.is_empty());
-                if !declared.supports_sampling()
-                    || (needs_tools && !declared.supports_sampling_tools())
-                {
+                if !declared.sampling || (needs_tools && !declared.sampling_tools) {
                     let s = required
                         .sampling
                         .get_or_insert_with(SamplingCapability::default);
@@ -649,7 +668,7 @@ pub(crate) fn missing_capabilities<'a>(
                     any = true;
                 }
             }
-            InputRequest::ListRoots if !declared.supports_roots() => {
+            InputRequest::ListRoots if !declared.roots => {
                 required.roots = Some(JsonObject::new());
                 any = true;
             }

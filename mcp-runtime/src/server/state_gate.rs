@@ -3,18 +3,51 @@
 //! runs, and every state a handler hands out must verify under the same
 //! binding. One place, for the three methods that may ask for input.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use super::Context;
 use super::registry::Registry;
 use crate::schema::{InputRequiredResult, McpError};
 use crate::state::{BindingRequest, RequestStateSigner, StateError};
 
+/// One request's passage through the gate: the signer bound to the
+/// request, and the states minted through its context.
+pub(crate) struct Gate {
+    signer: RequestStateSigner,
+    minted: Arc<Minted>,
+}
+
+/// The states a request's context minted (with its bound signer), so the
+/// outgoing check need not verify them again.
+#[derive(Debug, Default)]
+pub(crate) struct Minted(Mutex<Vec<String>>);
+
+impl Minted {
+    /// Remembers a state minted with the request's bound signer.
+    pub(crate) fn record(&self, state: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(state.to_owned());
+    }
+
+    fn contains(&self, state: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .any(|minted| minted == state)
+    }
+}
+
 /// Verifies the echoed state of `ctx` under the binding of `request`, puts
-/// the payload and the bound signer into `ctx`, and returns the bound signer.
+/// the payload and the bound signer into `ctx`, and returns the gate the
+/// outgoing result passes through.
 pub(crate) async fn open(
     registry: &Registry,
     ctx: &mut Context,
     request: BindingRequest<'_>,
-) -> Result<Option<RequestStateSigner>, McpError> {
+) -> Result<Option<Gate>, McpError> {
     let Some(signer) = &registry.signer else {
         return Ok(None);
     };
@@ -39,18 +72,26 @@ pub(crate) async fn open(
         }
         ctx.state_payload = Some(verified.into_payload());
     }
+    let minted = Arc::new(Minted::default());
     ctx.signer = Some(bound.clone());
-    Ok(Some(bound))
+    ctx.minted = Some(Arc::clone(&minted));
+    Ok(Some(Gate {
+        signer: bound,
+        minted,
+    }))
 }
 
 /// Refuses an outgoing state that does not verify under the request's
-/// binding, so a handler cannot mint under a binding of its own.
+/// binding, so a handler cannot mint under a binding of its own. A state
+/// the context minted with the bound signer is known good and is not
+/// verified again.
 pub(crate) fn check_outgoing(
-    bound: Option<&RequestStateSigner>,
+    gate: Option<&Gate>,
     ask: &InputRequiredResult,
 ) -> Result<(), McpError> {
-    match (bound, &ask.request_state) {
-        (Some(signer), Some(state)) => signer.verify(state).map(|_| ()).map_err(|reason| {
+    match (gate, &ask.request_state) {
+        (Some(gate), Some(state)) if gate.minted.contains(state) => Ok(()),
+        (Some(Gate { signer, .. }), Some(state)) => signer.verify(state).map(|_| ()).map_err(|reason| {
             McpError::internal(format!(
                 "a handler returned a requestState that does not verify under this request's binding ({reason}); mint it with the context's signer"
             ))

@@ -76,7 +76,7 @@ pub(crate) fn sign(
     let exp = expiry.to_be_bytes();
     let mut body = Vec::with_capacity(8 + NONCE_LEN + payload.len());
     body.extend_from_slice(&exp);
-    body.extend_from_slice(&nonce()?);
+    body.extend_from_slice(&unique_nonce()?);
     body.extend_from_slice(payload);
     // The MAC covers the nonce with the payload (fixed length: unambiguous).
     let tag = mac(key, SIGNED, &exp, binding, &body[8..])
@@ -93,6 +93,43 @@ pub(crate) fn sign(
     Ok(token)
 }
 
+/// A nonce for a signed token, unique within this process and, with
+/// overwhelming probability, across processes: a random 96-bit starting
+/// point drawn once, then a counter. Signed tokens need uniqueness (so two
+/// identical states remain two single-use claims), not secrecy: the MAC
+/// covers the nonce. It saves a system call per token; sealed tokens, whose
+/// cipher must never see a nonce twice, still draw each one from the OS.
+fn unique_nonce() -> Result<[u8; NONCE_LEN], StateError> {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    struct Sequence {
+        prefix: [u8; 4],
+        next: AtomicU64,
+    }
+    static SEQUENCE: OnceLock<Sequence> = OnceLock::new();
+    let sequence = match SEQUENCE.get() {
+        Some(sequence) => sequence,
+        None => {
+            let seed = nonce()?;
+            let mut prefix = [0u8; 4];
+            let mut start = [0u8; 8];
+            prefix.copy_from_slice(&seed[..4]);
+            start.copy_from_slice(&seed[4..]);
+            SEQUENCE.get_or_init(|| Sequence {
+                prefix,
+                next: AtomicU64::new(u64::from_be_bytes(start)),
+            })
+        }
+    };
+    let count = sequence.next.fetch_add(1, Ordering::Relaxed);
+    let mut nonce = [0u8; NONCE_LEN];
+    nonce[..4].copy_from_slice(&sequence.prefix);
+    nonce[4..].copy_from_slice(&count.to_be_bytes());
+    Ok(nonce)
+}
+
+/// A nonce drawn from the operating system's random source.
 fn nonce() -> Result<[u8; NONCE_LEN], StateError> {
     let mut nonce = [0u8; NONCE_LEN];
     getrandom::fill(&mut nonce).map_err(|e| StateError::Encoding(e.to_string()))?;
