@@ -91,8 +91,15 @@ impl CanonicalHasher {
                 self.0.update(b"]");
             }
             // Scalars serialise canonically already (serde_json is compact).
-            scalar => self.0.update(scalar.to_string().as_bytes()),
+            scalar => self.json(scalar),
         }
+    }
+
+    /// Hashes the compact JSON of `value`, written straight into the hash.
+    fn json<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
+        // Writing into a hash cannot fail, and neither can serialising a
+        // string or a scalar `Value`.
+        let _ = serde_json::to_writer(&mut *self, value);
     }
 
     fn object(&mut self, map: &JsonObject) {
@@ -103,11 +110,22 @@ impl CanonicalHasher {
             if i > 0 {
                 self.0.update(b",");
             }
-            self.value(&Value::String(key.clone()));
+            self.json(key.as_str());
             self.0.update(b":");
             self.value(value);
         }
         self.0.update(b"}");
+    }
+}
+
+impl std::io::Write for CanonicalHasher {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -128,6 +146,18 @@ mod tests {
         let a = Binding::empty().with("ab").with("c");
         let b = Binding::empty().with("a").with("bc");
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn digest_is_the_sha256_of_canonical_json() {
+        // Pinned: instances of different versions in one fleet must agree.
+        let arguments = object(json!({
+            "z\u{e9}": {"c": 2.5, "b": [1, "x\"y", null, true]},
+            "a": -3
+        }));
+        let canonical = "{\"a\":-3,\"z\u{e9}\":{\"b\":[1,\"x\\\"y\",null,true],\"c\":2.5}}";
+        let expected: [u8; 32] = Sha256::digest(canonical.as_bytes()).into();
+        assert_eq!(arguments_digest(&arguments), expected);
     }
 
     #[test]
