@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Load benchmark: our conformance server against the practical limit (a bare
+# axum handler, bench/peers) and the official Rust SDK (rmcp, bench/peers),
+# over streamable HTTP on loopback, for two workloads (a plain tools/call;
+# the two-round input-required flow) at several concurrencies. Each cell
+# starts its server fresh on a free 127.0.0.1 port, drives it with
+# bench/loadgen (bounded in requests and time), reads its peak RSS, and
+# kills it; the servers of a cell run one after another, alternately.
+# Prints the machine, every cell, and the markdown report with the ratios.
+#
+#   bash bench/run.sh
+#
+# Environment (defaults in brackets):
+#   REQUESTS      most HTTP requests measured per cell [100000]
+#   DURATION      most seconds measured per cell [5]
+#   WARMUP        seconds of unmeasured load before each cell [1]
+#   CONCURRENCY   connections, space-separated [1 16 64 256]
+#   WORKLOADS     plain and/or two-round [plain two-round]
+#   SERVERS       any of ours limit rmcp [ours limit rmcp]
+#   ROUNDS        repetitions of the whole grid; the report takes medians [1]
+#   PIN           1: server on CPU $SERVER_CPUS, load generator on CPU
+#                 $LOADGEN_CPUS (taskset), when there are 2 CPUs or more [1]
+#   SERVER_CPUS   [1]      LOADGEN_CPUS [0]
+#   LOADGEN_THREADS  load generator threads [1]
+#   OUT           the result lines [target/bench/results.tsv]
+#   SKIP_BUILD    1: use the binaries already built [0]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REQUESTS=${REQUESTS:-100000}
+DURATION=${DURATION:-5}
+WARMUP=${WARMUP:-1}
+CONCURRENCY=${CONCURRENCY:-1 16 64 256}
+WORKLOADS=${WORKLOADS:-plain two-round}
+SERVERS=${SERVERS:-ours limit rmcp}
+ROUNDS=${ROUNDS:-1}
+PIN=${PIN:-1}
+SERVER_CPUS=${SERVER_CPUS:-1}
+LOADGEN_CPUS=${LOADGEN_CPUS:-0}
+LOADGEN_THREADS=${LOADGEN_THREADS:-1}
+OUT=${OUT:-target/bench/results.tsv}
+SKIP_BUILD=${SKIP_BUILD:-0}
+
+OURS=target/release/conformance-server
+LOADGEN=target/release/mcp-loadgen
+PEERS=bench/peers/target/release
+LOGS=target/bench/logs
+
+if [[ "$SKIP_BUILD" != 1 ]]; then
+    echo "== building (release)" >&2
+    cargo build --release -p mcp-examples --bin conformance-server -p mcp-loadgen >&2
+    cargo build --release --manifest-path bench/peers/Cargo.toml >&2
+fi
+for bin in "$OURS" "$LOADGEN" "$PEERS/limit-server" "$PEERS/rmcp-server"; do
+    [[ -x "$bin" ]] || { echo "missing $bin (run without SKIP_BUILD=1)" >&2; exit 1; }
+done
+
+server_pin=()
+loadgen_pin=()
+if [[ "$PIN" == 1 ]] && command -v taskset >/dev/null && (($(nproc) >= 2)); then
+    server_pin=(taskset -c "$SERVER_CPUS")
+    loadgen_pin=(taskset -c "$LOADGEN_CPUS")
+fi
+
+mkdir -p "$(dirname "$OUT")" "$LOGS"
+: >"$OUT"
+
+# The command that serves each server on a free loopback port.
+command_of() {
+    case "$1" in
+        ours) echo "$OURS --listen 127.0.0.1:0 --state-key-hex $(printf '07%.0s' {1..32})" ;;
+        limit) echo "$PEERS/limit-server --listen 127.0.0.1:0" ;;
+        rmcp) echo "$PEERS/rmcp-server --listen 127.0.0.1:0" ;;
+        *) echo "unknown server $1" >&2; return 1 ;;
+    esac
+}
+
+server_pid=""
+stop_server() {
+    if [[ -n "$server_pid" ]]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=""
+    fi
+}
+trap stop_server EXIT
+
+# Starts server $1 fresh and sets server_pid and url; waits at most 10 s for
+# its 'listening on' line.
+start_server() {
+    local log="$LOGS/$1.log" cmd
+    cmd=$(command_of "$1")
+    # shellcheck disable=SC2086 # the command is split on purpose
+    RUST_LOG=warn "${server_pin[@]}" $cmd 2>"$log" &
+    server_pid=$!
+    url=""
+    for _ in $(seq 100); do
+        url=$(grep -o -m1 'http://127\.0\.0\.1:[0-9]*/mcp' "$log" || true)
+        [[ -n "$url" ]] && return 0
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "server $1 did not start; its log:" >&2
+    cat "$log" >&2
+    return 1
+}
+
+{
+    echo "== machine"
+    echo "nproc: $(nproc)"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "rustc: $(rustc --version)"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "pinning: ${server_pin[*]:-none} (server), ${loadgen_pin[*]:-none} (load generator)"
+    echo "per cell: at most $REQUESTS requests or ${DURATION}s after ${WARMUP}s of warm-up; $ROUNDS round(s)"
+} >&2
+
+for round in $(seq "$ROUNDS"); do
+    for workload in $WORKLOADS; do
+        for concurrency in $CONCURRENCY; do
+            for server in $SERVERS; do
+                start_server "$server"
+                echo "== round $round: $workload, $concurrency connections, $server" >&2
+                line=$("${loadgen_pin[@]}" "$LOADGEN" run --url "$url" --server "$server" \
+                    --workload "$workload" --concurrency "$concurrency" \
+                    --requests "$REQUESTS" --duration "$DURATION" --warmup "$WARMUP" \
+                    --threads "$LOADGEN_THREADS" --server-pid "$server_pid") || {
+                    echo "the load generator failed against $server" >&2
+                    stop_server
+                    continue
+                }
+                echo "$line" | tee -a "$OUT" >&2
+                stop_server
+            done
+        done
+    done
+done
+
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+"$LOADGEN" report "$OUT"
