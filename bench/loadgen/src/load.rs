@@ -20,6 +20,9 @@ use tokio::net::TcpStream;
 use crate::target::Target;
 use crate::wire::{self, Failure};
 
+/// How many times opening a connection is tried before the run fails.
+const CONNECT_ATTEMPTS: u32 = 5;
+
 /// What each unit of work sends.
 #[derive(Debug, Clone)]
 pub(crate) enum Workload {
@@ -132,6 +135,22 @@ async fn connect(target: &Target) -> Result<SendRequest<Full<Bytes>>, Failure> {
         let _ = connection.await;
     });
     Ok(sender)
+}
+
+/// Opens a connection, trying up to [`CONNECT_ATTEMPTS`] times 100 ms
+/// apart (a server that has just started may refuse one now and then).
+async fn connect_patiently(target: &Target) -> Result<SendRequest<Full<Bytes>>, Failure> {
+    let mut attempt = 1;
+    loop {
+        match connect(target).await {
+            Ok(sender) => return Ok(sender),
+            Err(failure) if attempt >= CONNECT_ATTEMPTS => return Err(failure),
+            Err(_) => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
 }
 
 /// Sends one `tools/call` and returns the JSON-RPC response to it.
@@ -295,10 +314,10 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
     }
     // All connections are open before the clock starts.
     let mut workers = Vec::with_capacity(plan.concurrency);
-    for _ in 0..plan.concurrency {
-        let sender = connect(&target)
+    for index in 0..plan.concurrency {
+        let sender = connect_patiently(&target)
             .await
-            .map_err(|e| format!("cannot open a connection to {}: {e}", target.addr))?;
+            .map_err(|e| format!("cannot open connection {index} to {}: {e}", target.addr))?;
         workers.push((sender, histogram()?));
     }
     let start = Instant::now();

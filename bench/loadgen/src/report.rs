@@ -280,7 +280,7 @@ fn targets<'a>(
                 && let (Some(a), Some(b)) = (mine.rss_mib, rmcp.rss_mib)
             {
                 line(format!(
-                    "{workload} peak RSS <= rmcp's at {c} connections: {a:.1} vs {b:.1} MiB, {}",
+                    "{workload} peak RSS <= rmcp's at {c} connections: {a:.2} vs {b:.2} MiB, {}",
                     verdict(a <= b)
                 ));
             }
@@ -348,7 +348,7 @@ mod tests {
         );
         assert!(report.contains("two-round p99 < 5 ms at 64 connections: 6.000 ms, MISSED"));
         assert!(
-            report.contains("plain peak RSS <= rmcp's at 64 connections: 10.0 vs 10.0 MiB, met")
+            report.contains("plain peak RSS <= rmcp's at 64 connections: 10.00 vs 10.00 MiB, met")
         );
     }
 }
