@@ -16,6 +16,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_runtime::prelude::*;
+use mcp_runtime::schemars::JsonSchema;
 use mcp_runtime::server::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
 use mcp_runtime::state::RequestStateSigner;
 use serde::{Deserialize, Serialize};
@@ -81,9 +82,33 @@ async fn multi_round(ctx: Ctx, step: Resume<Rounds>) -> Reply<Rounds> {
     }
 }
 
+/// The arguments of `echo`.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "mcp_runtime::schemars")]
+struct EchoArgs {
+    /// What to echo.
+    text: String,
+    /// How many times.
+    times: u32,
+    /// Upper-case it?
+    shout: Option<bool>,
+}
+
+/// Echoes its arguments: a plain tool with typed arguments.
+#[tool]
+async fn echo(args: EchoArgs) -> String {
+    let text = args.text.repeat(args.times.min(4) as usize);
+    if args.shout == Some(true) {
+        text.to_uppercase()
+    } else {
+        text
+    }
+}
+
 fn server() -> Server {
     Server::builder("bench", "0")
         .tool(simple_text {})
+        .tool(echo {})
         .tool(multi_round {})
         .request_state_signer(RequestStateSigner::new([7u8; 32]).unwrap())
         .build()
@@ -147,6 +172,19 @@ fn bench_dispatch(c: &mut Criterion) {
         .unwrap();
 
     let plain = call("simple_text", json!({}));
+    let with_arguments = call(
+        "echo",
+        json!({"arguments": {"text": "hello", "times": 2, "shout": false}}),
+    );
+    let list = serde_json::to_vec(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}
+        }}
+    }))
+    .unwrap();
     let first = call("multi_round", json!({}));
     let asked_name = state_of(&dispatch(&server, &runtime, &first));
     let round = call(
@@ -161,11 +199,23 @@ fn bench_dispatch(c: &mut Criterion) {
     let done = result_of(&dispatch(&server, &runtime, &last));
     assert_eq!(done["resultType"], "complete", "{done}");
     assert!(result_of(&dispatch(&server, &runtime, &plain))["content"].is_array());
+    let echoed = result_of(&dispatch(&server, &runtime, &with_arguments));
+    assert_eq!(echoed["content"][0]["text"], "hellohello");
+    let listed = result_of(&dispatch(&server, &runtime, &list));
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(3));
 
     let mut group = c.benchmark_group("dispatch");
     // A plain tool: the baseline.
     group.bench_function("plain", |b| {
         b.iter(|| dispatch(&server, &runtime, black_box(&plain)))
+    });
+    // A plain tool with three typed arguments.
+    group.bench_function("plain_with_arguments", |b| {
+        b.iter(|| dispatch(&server, &runtime, black_box(&with_arguments)))
+    });
+    // tools/list of the three tools.
+    group.bench_function("tools_list", |b| {
+        b.iter(|| dispatch(&server, &runtime, black_box(&list)))
     });
     // First call of a flow: mint and sign the first state.
     group.bench_function("input_required_first", |b| {
