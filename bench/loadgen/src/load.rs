@@ -94,8 +94,11 @@ pub(crate) struct Outcome {
 
 /// The state shared by the workers.
 struct Shared {
+    /// Where the requests go.
     target: Target,
+    /// What each unit sends.
     workload: Workload,
+    /// The bounds.
     plan: Plan,
     /// Requests claimed from the budget.
     claimed: AtomicU64,
@@ -107,10 +110,15 @@ struct Shared {
 
 /// One worker's tally.
 struct Tally {
+    /// Successful requests measured.
     ok: u64,
+    /// Failed requests measured.
     errors: u64,
+    /// The first failure, measured or not.
     first_failure: Option<Failure>,
+    /// Latency of each successful measured request, µs.
     latency_us: Histogram<u64>,
+    /// When the last measured answer arrived.
     last_answer: Option<Instant>,
 }
 
@@ -206,6 +214,8 @@ async fn send(
 }
 
 impl Tally {
+    /// Counts `requests` failed requests (0 during the warm-up) and keeps
+    /// the first failure.
     fn fail(&mut self, requests: u64, failure: Failure) {
         self.errors += requests;
         if self.first_failure.is_none() {
@@ -213,6 +223,7 @@ impl Tally {
         }
     }
 
+    /// Records a success that started at `started`, if it is measured.
     fn record(&mut self, started: Instant, measured: bool) {
         let now = Instant::now();
         if measured {

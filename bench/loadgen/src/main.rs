@@ -40,6 +40,7 @@ use serde_json::Value;
 use crate::load::{Plan, Workload};
 use crate::report::Cell;
 
+/// The command line, for errors.
 const USAGE: &str = "usage:
   mcp-loadgen run --url http://127.0.0.1:PORT/mcp --workload plain|two-round --concurrency N
                   [--requests N] [--duration SECS] [--warmup SECS] [--timeout SECS] [--threads N]
@@ -56,11 +57,17 @@ const MAX_SECONDS: f64 = 600.0;
 
 /// The options of `run`.
 struct RunOptions {
+    /// The endpoint, loopback only.
     url: String,
+    /// The server's name in the result line.
     server: String,
+    /// What each unit sends.
     workload: Workload,
+    /// The bounds.
     plan: Plan,
+    /// Load generator threads.
     threads: usize,
+    /// The server process, for its peak RSS.
     server_pid: Option<u32>,
 }
 
@@ -90,6 +97,7 @@ fn count<T: std::str::FromStr + PartialOrd + From<u8> + std::fmt::Display>(
     }
 }
 
+/// Reads the options of `run`, checking every bound.
 fn parse_run(args: &[String]) -> Result<RunOptions, String> {
     let mut url = None;
     let mut server = "server".to_owned();
@@ -176,6 +184,7 @@ fn vm_hwm_kb(status: &str) -> Option<u64> {
         .and_then(|kb| kb.trim().parse().ok())
 }
 
+/// A current-thread runtime for one thread, a multi-thread one otherwise.
 fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
     let mut builder = if threads == 1 {
         tokio::runtime::Builder::new_current_thread()
@@ -190,6 +199,7 @@ fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))
 }
 
+/// `run`: measures, then prints the result line.
 fn run(options: RunOptions) -> Result<(), String> {
     let runtime = runtime(options.threads)?;
     let workload_name = options.workload.name();
@@ -229,6 +239,7 @@ fn run(options: RunOptions) -> Result<(), String> {
     Ok(())
 }
 
+/// `report`: prints the markdown tables of the result lines in the files.
 fn report(args: &[String]) -> Result<(), String> {
     let mut ours = "ours".to_owned();
     let mut files = Vec::new();

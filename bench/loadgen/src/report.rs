@@ -96,14 +96,21 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 /// The cells of one server in one (workload, concurrency), summarised.
 #[derive(Debug, Clone, PartialEq)]
 struct Summary {
+    /// Median requests per second.
     rps: f64,
+    /// Median p50 latency, ms.
     p50_ms: f64,
+    /// Median p99 latency, ms.
     p99_ms: f64,
+    /// Median peak RSS, MiB, when known.
     rss_mib: Option<f64>,
+    /// Failed requests, summed.
     errors: u64,
+    /// How many cells were summarised.
     runs: usize,
 }
 
+/// The medians of `cells`; `None` when there are none.
 fn summarise(cells: &[&Cell]) -> Option<Summary> {
     let ms = |us: u64| us as f64 / 1000.0;
     let rss: Vec<f64> = cells
@@ -132,6 +139,7 @@ fn ordered<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
     seen
 }
 
+/// `ours / other` with two decimals, or `-` when `other` is not positive.
 fn ratio(ours: f64, other: f64) -> String {
     if other > 0.0 {
         format!("{:.2}", ours / other)
@@ -140,6 +148,7 @@ fn ratio(ours: f64, other: f64) -> String {
     }
 }
 
+/// A size in MiB with one decimal, or `-`.
 fn mib(value: Option<f64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| format!("{v:.1}"))
 }

@@ -111,6 +111,7 @@ fn sse_events(text: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
+/// Whether `value` is the JSON-RPC response (result or error) to `id`.
 fn is_response_to(value: &Value, id: u64) -> bool {
     value.get("id").and_then(Value::as_u64) == Some(id)
         && (value.get("result").is_some() || value.get("error").is_some())
