@@ -495,7 +495,7 @@ pub enum ElicitAction {
 }
 
 /// One submitted form value: a string, number, boolean or list of strings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ElicitValue {
     /// A boolean.
@@ -506,6 +506,60 @@ pub enum ElicitValue {
     String(String),
     /// Several strings (multi-select).
     Strings(Vec<String>),
+}
+
+/// Reads a value by its JSON type directly, where `#[serde(untagged)]`
+/// would buffer it and try each variant in turn.
+impl<'de> Deserialize<'de> for ElicitValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, SeqAccess, Unexpected, Visitor};
+
+        struct ValueVisitor;
+
+        impl<'de> Visitor<'de> for ValueVisitor {
+            type Value = ElicitValue;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string, a number, a boolean or a list of strings")
+            }
+
+            fn visit_bool<E: Error>(self, value: bool) -> Result<ElicitValue, E> {
+                Ok(ElicitValue::Bool(value))
+            }
+
+            fn visit_i64<E: Error>(self, value: i64) -> Result<ElicitValue, E> {
+                Ok(ElicitValue::Number(value.into()))
+            }
+
+            fn visit_u64<E: Error>(self, value: u64) -> Result<ElicitValue, E> {
+                Ok(ElicitValue::Number(value.into()))
+            }
+
+            fn visit_f64<E: Error>(self, value: f64) -> Result<ElicitValue, E> {
+                serde_json::Number::from_f64(value)
+                    .map(ElicitValue::Number)
+                    .ok_or_else(|| E::invalid_value(Unexpected::Float(value), &self))
+            }
+
+            fn visit_str<E: Error>(self, value: &str) -> Result<ElicitValue, E> {
+                Ok(ElicitValue::String(value.to_owned()))
+            }
+
+            fn visit_string<E: Error>(self, value: String) -> Result<ElicitValue, E> {
+                Ok(ElicitValue::String(value))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ElicitValue, A::Error> {
+                let mut strings = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(item) = seq.next_element::<String>()? {
+                    strings.push(item);
+                }
+                Ok(ElicitValue::Strings(strings))
+            }
+        }
+
+        deserializer.deserialize_any(ValueVisitor)
+    }
 }
 
 /// The client's answer to an elicitation input request.
@@ -546,6 +600,45 @@ impl ElicitResult {
             action: ElicitAction::Cancel,
             content: None,
             meta: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ElicitValue;
+    use serde_json::json;
+
+    fn decode(value: serde_json::Value) -> Result<ElicitValue, String> {
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn form_values_decode_by_json_type_and_round_trip() {
+        for value in [
+            json!(true),
+            json!(-3),
+            json!(18446744073709551615u64),
+            json!(2.5),
+            json!("x"),
+            json!(["a", "b"]),
+            json!([]),
+        ] {
+            let decoded = decode(value.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&decoded).unwrap(), value);
+        }
+        assert_eq!(decode(json!(7)), Ok(ElicitValue::Number(7.into())));
+        assert_eq!(
+            serde_json::from_str::<ElicitValue>("\"caf\\u00e9\"").unwrap(),
+            ElicitValue::String("café".into())
+        );
+    }
+
+    #[test]
+    fn other_json_types_are_refused_with_what_was_expected() {
+        for value in [json!(null), json!({"a": 1}), json!([1]), json!(["a", null])] {
+            let error = decode(value.clone()).unwrap_err();
+            assert!(error.contains("expected a string"), "{value}: {error}");
         }
     }
 }

@@ -50,8 +50,17 @@ impl Notifier {
 }
 
 /// What a handler knows about the request it serves.
+///
+/// Cloning is cheap: the request's data is shared, and copied only if a
+/// clone is changed (which the runtime does only before the handler runs).
 #[derive(Debug, Clone)]
 pub struct Context {
+    pub(crate) data: std::sync::Arc<RequestData>,
+}
+
+/// The data of one request, behind [`Context`].
+#[derive(Debug, Clone)]
+pub(crate) struct RequestData {
     pub(crate) request_id: RequestId,
     pub(crate) method: std::borrow::Cow<'static, str>,
     pub(crate) meta: RequestMeta,
@@ -74,34 +83,34 @@ pub struct Context {
 impl Context {
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
-        &self.request_id
+        &self.data.request_id
     }
 
     /// The method being served, e.g. `tools/call`.
     pub fn method(&self) -> &str {
-        &self.method
+        &self.data.method
     }
 
     /// The parsed per-request `_meta`.
     pub fn meta(&self) -> &RequestMeta {
-        &self.meta
+        &self.data.meta
     }
 
     /// The client's capabilities for this request. Never inferred from
     /// earlier requests: each request declares its own.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.meta.client_capabilities
+        &self.data.meta.client_capabilities
     }
 
     /// The newest round's `inputResponses`, as the client sent them. Only
     /// the newest round is ever sent: earlier answers travel in the state.
     pub fn input_responses(&self) -> Option<&InputResponses> {
-        self.input_responses.as_ref()
+        self.data.input_responses.as_ref()
     }
 
     /// The raw answer under `key` in the newest round, if any.
     pub fn input_response(&self, key: &str) -> Option<&Value> {
-        self.input_responses.as_ref()?.get(key)
+        self.data.input_responses.as_ref()?.get(key)
     }
 
     /// The answer under `key` to a form elicitation, decoded as form `T`.
@@ -150,25 +159,25 @@ impl Context {
 
     /// The `requestState` the client echoed, exactly as received.
     pub fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
+        self.data.request_state.as_deref()
     }
 
     /// The payload of the echoed `requestState`, verified under this
     /// request's binding before the handler runs. `None` on a first call,
     /// and always `None` when the server has no signer.
     pub fn state_payload(&self) -> Option<&[u8]> {
-        self.state_payload.as_deref()
+        self.data.state_payload.as_deref()
     }
 
     /// The verified state decoded from JSON. A payload that verified but does
     /// not decode (minted by an older build, say) is refused with the same
     /// `-32602` as a forged state; the reason is logged.
     pub fn state<T: DeserializeOwned>(&self) -> Result<Option<T>, McpError> {
-        let Some(payload) = &self.state_payload else {
+        let Some(payload) = &self.data.state_payload else {
             return Ok(None);
         };
         serde_json::from_slice(payload).map(Some).map_err(|error| {
-            tracing::warn!(%error, method = %self.method, "refused a requestState whose payload does not decode");
+            tracing::warn!(%error, method = %self.data.method, "refused a requestState whose payload does not decode");
             McpError::InvalidRequestState
         })
     }
@@ -176,31 +185,31 @@ impl Context {
     /// Announces list and resource changes to open `subscriptions/listen`
     /// streams (e.g. after a tool was added).
     pub fn changes(&self) -> &super::ChangeNotifier {
-        &self.changes
+        &self.data.changes
     }
 
     /// The value of type `T` given to `ServerBuilder::share`, if any.
     pub fn shared<T: Send + Sync + 'static>(&self) -> Option<std::sync::Arc<T>> {
-        let value = self.shared.get(&std::any::TypeId::of::<T>())?;
+        let value = self.data.shared.get(&std::any::TypeId::of::<T>())?;
         std::sync::Arc::clone(value).downcast::<T>().ok()
     }
 
     /// The server's signer, already bound to this request (caller, method,
     /// target, arguments), for minting the next state.
     pub fn signer(&self) -> Option<&RequestStateSigner> {
-        self.signer.as_ref()
+        self.data.signer.as_ref()
     }
 
     /// Mints the next `requestState` carrying `value` as JSON, bound to this
     /// request. An error when the server has no signer.
     pub fn mint_state<T: Serialize + ?Sized>(&self, value: &T) -> Result<String, McpError> {
-        let signer = self.signer.as_ref().ok_or_else(|| {
+        let signer = self.data.signer.as_ref().ok_or_else(|| {
             McpError::internal("a handler minted a requestState but the server has no signer")
         })?;
         let state = signer
             .sign_json(value)
             .map_err(|e| McpError::internal(format!("could not mint a requestState: {e}")))?;
-        if let Some(minted) = &self.minted {
+        if let Some(minted) = &self.data.minted {
             minted.record(&state);
         }
         Ok(state)
@@ -208,13 +217,13 @@ impl Context {
 
     /// Transport-level facts: transport kind, caller, headers.
     pub fn receive(&self) -> &ReceiveContext {
-        &self.receive
+        &self.data.receive
     }
 
     /// Reports progress, if the request carried a `progressToken` and the
     /// transport can stream. Returns whether the notification was sent.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = self.meta.progress_token.clone() else {
+        let Some(token) = self.data.meta.progress_token.clone() else {
             return false;
         };
         let params = ProgressNotificationParams {
@@ -224,7 +233,8 @@ impl Context {
             message: message.map(str::to_owned),
             meta: None,
         };
-        self.notifier
+        self.data
+            .notifier
             .send(notification_methods::PROGRESS, params)
             .await
     }
@@ -233,7 +243,7 @@ impl Context {
     /// or below `level`. Without a requested level nothing is sent.
     /// Logging is deprecated in 2026-07-28 but still part of it.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
-        match self.meta.log_level {
+        match self.data.meta.log_level {
             Some(wanted) if level >= wanted => {}
             _ => return false,
         }
@@ -243,7 +253,8 @@ impl Context {
             data,
             meta: None,
         };
-        self.notifier
+        self.data
+            .notifier
             .send(notification_methods::MESSAGE, params)
             .await
     }
@@ -252,14 +263,14 @@ impl Context {
     /// with [`detached`](Self::detached)).
     #[doc(hidden)]
     pub fn with_input_responses(mut self, responses: InputResponses) -> Self {
-        self.input_responses = Some(responses);
+        self.data_mut().input_responses = Some(responses);
         self
     }
 
     /// A context for calling a handler directly (tests, embedding): no
     /// transport, no caller, no notifications.
     pub fn detached(method: &'static str, meta: RequestMeta) -> Self {
-        Self {
+        Self::from_data(RequestData {
             request_id: RequestId::Number(0),
             method: std::borrow::Cow::Borrowed(method),
             meta,
@@ -272,6 +283,18 @@ impl Context {
             minted: None,
             shared: std::sync::Arc::default(),
             changes: super::ChangeNotifier::new(),
+        })
+    }
+
+    pub(crate) fn from_data(data: RequestData) -> Self {
+        Self {
+            data: std::sync::Arc::new(data),
         }
+    }
+
+    /// The request's data, to change before the handler runs (copied
+    /// first if a clone shares it).
+    pub(crate) fn data_mut(&mut self) -> &mut RequestData {
+        std::sync::Arc::make_mut(&mut self.data)
     }
 }

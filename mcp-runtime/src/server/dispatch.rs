@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::context::RequestData;
 use super::registry::Registry;
 use super::{
     Context, MethodHandler, Notifier, Outcome, ReceiveContext, Request, Server, headers, state_gate,
@@ -186,7 +187,7 @@ async fn dispatch(
         }
         _ => (None, None),
     };
-    let ctx = Context {
+    let ctx = Context::from_data(RequestData {
         request_id: request.id,
         method: match route {
             Route::Custom(_) => Cow::Owned(request.method),
@@ -202,7 +203,7 @@ async fn dispatch(
         minted: None,
         shared: Arc::clone(&registry.shared),
         changes: registry.changes.clone(),
-    };
+    });
     match route {
         Route::Discover => finish(registry, discover(registry)),
         Route::ToolsList => {
@@ -287,7 +288,7 @@ async fn dispatch(
             serialise(&result)
         }
         Route::Custom(handler) => {
-            let method = ctx.method.clone();
+            let method = ctx.data.method.clone();
             match handler.handle(params, ctx).await? {
                 Outcome::Complete(value) => finish_custom(registry, value),
                 Outcome::InputRequired(_) => Err(McpError::internal(format!(
@@ -376,7 +377,7 @@ async fn call_tool(
     let Some((tool, handler)) = registry.tools.get(&name) else {
         return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
     };
-    if let Some(headers) = &ctx.receive.headers {
+    if let Some(headers) = &ctx.data.receive.headers {
         headers::check_param_headers(headers, tool, &arguments)?;
     }
     let binding = BindingRequest {
@@ -385,7 +386,7 @@ async fn call_tool(
         arguments: &arguments,
     };
     let gate = state_gate::open(registry, &mut ctx, binding).await?;
-    let declared = DeclaredInputs::of(&ctx.meta.client_capabilities);
+    let declared = DeclaredInputs::of(&ctx.data.meta.client_capabilities);
     match handler.call(arguments, ctx).await? {
         Outcome::Complete(result) => finish(registry, result),
         Outcome::InputRequired(ask) => {
@@ -443,7 +444,7 @@ async fn get_prompt(
     } else {
         None
     };
-    let declared = DeclaredInputs::of(&ctx.meta.client_capabilities);
+    let declared = DeclaredInputs::of(&ctx.data.meta.client_capabilities);
     match handler.get(arguments, ctx).await? {
         Outcome::Complete(result) => finish(registry, result),
         Outcome::InputRequired(ask) => {
@@ -476,7 +477,7 @@ async fn read_resource(
         arguments: &no_arguments,
     };
     let gate = state_gate::open(registry, &mut ctx, binding).await?;
-    let declared = DeclaredInputs::of(&ctx.meta.client_capabilities);
+    let declared = DeclaredInputs::of(&ctx.data.meta.client_capabilities);
     let outcome = match (fixed, templated) {
         (Some(handler), _) => handler.read(ctx).await?,
         (None, Some((handler, variables))) => handler.read(uri.clone(), variables, ctx).await?,

@@ -80,9 +80,9 @@ impl<T: DeserializeOwned + JsonSchema> FromCall for T {
 
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {
         match &parts.arguments {
+            // Read in place: several parameters may read the arguments.
             Arguments::Json(object) => {
-                let arguments = serde_json::Value::Object(object.clone());
-                serde_path_to_error::deserialize(arguments).map_err(invalid_arguments)
+                serde_path_to_error::deserialize(object).map_err(invalid_arguments)
             }
             Arguments::Strings(strings) => {
                 let entries = strings

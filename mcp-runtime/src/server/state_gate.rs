@@ -51,8 +51,8 @@ pub(crate) async fn open(
     let Some(signer) = &registry.signer else {
         return Ok(None);
     };
-    let bound = signer.bind_to(signer.bind_for(&request, &ctx.receive));
-    if let Some(state) = &ctx.request_state {
+    let bound = signer.bind_to(signer.bind_for(&request, &ctx.data.receive));
+    if let Some(state) = &ctx.data.request_state {
         let verified = bound
             .verify(state)
             .map_err(|reason| refuse(&request, &reason))?;
@@ -70,11 +70,12 @@ pub(crate) async fn open(
                 }
             }
         }
-        ctx.state_payload = Some(verified.into_payload());
+        ctx.data_mut().state_payload = Some(verified.into_payload());
     }
     let minted = Arc::new(Minted::default());
-    ctx.signer = Some(bound.clone());
-    ctx.minted = Some(Arc::clone(&minted));
+    let data = ctx.data_mut();
+    data.signer = Some(bound.clone());
+    data.minted = Some(Arc::clone(&minted));
     Ok(Some(Gate {
         signer: bound,
         minted,

@@ -147,7 +147,7 @@ pub(crate) async fn listen(
     params: &JsonObject,
     ctx: Context,
 ) -> Result<SubscriptionsListenResult, McpError> {
-    if !ctx.notifier.is_enabled() {
+    if !ctx.data.notifier.is_enabled() {
         return Err(McpError::InvalidRequest {
             detail: "subscriptions/listen needs a streaming response: accept text/event-stream"
                 .to_owned(),
@@ -163,13 +163,14 @@ pub(crate) async fn listen(
     // Subscribe before acknowledging, so no change after the ack is missed.
     let mut changes = registry.changes.subscribe();
     let mut closing = registry.closing.watch();
-    let id = ctx.request_id.clone();
+    let id = ctx.data.request_id.clone();
     let tag = NotificationParams::for_subscription(&id);
     let ack = SubscriptionsAcknowledgedNotificationParams {
         notifications: filter.clone(),
         meta: tag.meta.clone(),
     };
     if !ctx
+        .data
         .notifier
         .send(notification_methods::SUBSCRIPTIONS_ACKNOWLEDGED, ack)
         .await
@@ -187,9 +188,9 @@ pub(crate) async fn listen(
                                 uri,
                                 meta: tag.meta.clone(),
                             };
-                            ctx.notifier.send(method, params).await
+                            ctx.data.notifier.send(method, params).await
                         }
-                        _ => ctx.notifier.send(method, &tag).await,
+                        _ => ctx.data.notifier.send(method, &tag).await,
                     };
                     if !sent {
                         break;
