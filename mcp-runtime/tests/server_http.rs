@@ -4,6 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use mcp_runtime::schema::{
     CallToolResult, ElicitRequestParams, ElicitRequestUrlParams, GetPromptResult, InputRequest,
@@ -21,6 +23,33 @@ use support::http::{meta, post, sse_data, start};
 
 /// A tool whose behaviour is chosen by its name.
 struct Probe(&'static str);
+
+/// Lets `progress_then_waits` finish.
+static RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+/// Set when `progress_then_hangs` is dropped.
+static STREAM_HANDLER_DROPPED: AtomicBool = AtomicBool::new(false);
+/// Set when `hangs` is dropped.
+static SILENT_HANDLER_DROPPED: AtomicBool = AtomicBool::new(false);
+
+/// Sets its flag when dropped (when the handler holding it is cancelled).
+struct SetOnDrop(&'static AtomicBool);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Waits up to 10 s for `flag` to be set.
+async fn wait_for(flag: &AtomicBool) -> bool {
+    for _ in 0..200 {
+        if flag.load(Ordering::SeqCst) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
 
 impl ToolHandler for Probe {
     fn descriptor(&self) -> Tool {
@@ -56,6 +85,23 @@ impl ToolHandler for Probe {
                     Ok(Outcome::Complete(CallToolResult::text("logged")))
                 }
                 "panics" => panic!("boom"),
+                "progress_then_waits" => {
+                    ctx.progress(1.0, Some(2.0), None).await;
+                    RELEASE.notified().await;
+                    ctx.progress(2.0, Some(2.0), None).await;
+                    Ok(Outcome::Complete(CallToolResult::text("released")))
+                }
+                "progress_then_hangs" => {
+                    let _dropped = SetOnDrop(&STREAM_HANDLER_DROPPED);
+                    ctx.progress(1.0, None, None).await;
+                    std::future::pending::<()>().await;
+                    unreachable!("a pending future never completes")
+                }
+                "hangs" => {
+                    let _dropped = SetOnDrop(&SILENT_HANDLER_DROPPED);
+                    std::future::pending::<()>().await;
+                    unreachable!("a pending future never completes")
+                }
                 "asks_url" => Ok(Outcome::InputRequired(InputRequiredResult::ask(
                     "pay",
                     InputRequest::Elicitation(ElicitRequestParams::Url(ElicitRequestUrlParams {
@@ -121,6 +167,9 @@ fn server() -> Server {
         "progress",
         "logs",
         "panics",
+        "progress_then_waits",
+        "progress_then_hangs",
+        "hangs",
         "asks_url",
         "asks_nothing",
     ] {
@@ -181,6 +230,88 @@ async fn progress_streams_as_sse_before_the_result() {
     let (_, content_type, body) = post(&running.url, call(8, "progress", json!({})), None).await;
     assert_eq!(content_type, "application/json");
     assert!(!body.contains("notifications/progress"));
+}
+
+/// A request with the MCP headers and the streaming `Accept`, not yet sent.
+fn streaming_request(url: &str, body: &Value) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", body["params"]["name"].as_str().unwrap())
+        .body(body.to_string())
+}
+
+/// Reads `response` until its first whole SSE frame, and returns its JSON.
+async fn first_frame(response: &mut reqwest::Response) -> Value {
+    let mut buffer = String::new();
+    loop {
+        if let Some(end) = buffer.find("\n\n") {
+            return sse_data(&buffer[..end + 2]).remove(0);
+        }
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk())
+            .await
+            .expect("no frame within 10 s")
+            .unwrap()
+            .expect("the stream ended before a frame");
+        buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+}
+
+#[tokio::test]
+async fn a_notification_streams_while_the_handler_still_runs() {
+    let running = start(HttpTransport::new(server())).await;
+    let body = call(11, "progress_then_waits", json!({"progressToken": "tok-2"}));
+    let mut response = streaming_request(&running.url, &body).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    // The handler waits for RELEASE: this frame came before it finished.
+    let frame = first_frame(&mut response).await;
+    assert_eq!(frame["method"], "notifications/progress");
+    assert_eq!(frame["params"]["progress"], 1.0);
+
+    RELEASE.notify_one();
+    let rest = tokio::time::timeout(Duration::from_secs(10), response.text())
+        .await
+        .expect("the stream ended within 10 s")
+        .unwrap();
+    let frames = sse_data(&rest);
+    assert_eq!(frames.len(), 2, "{rest}");
+    assert_eq!(frames[0]["params"]["progress"], 2.0);
+    assert_eq!(frames[1]["id"], 11);
+    assert_eq!(frames[1]["result"]["content"][0]["text"], "released");
+}
+
+#[tokio::test]
+async fn a_client_leaving_a_stream_cancels_its_handler() {
+    let running = start(HttpTransport::new(server())).await;
+    let body = call(12, "progress_then_hangs", json!({"progressToken": 1}));
+    let mut response = streaming_request(&running.url, &body).send().await.unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    first_frame(&mut response).await;
+    assert!(!STREAM_HANDLER_DROPPED.load(Ordering::SeqCst));
+    drop(response);
+    assert!(
+        wait_for(&STREAM_HANDLER_DROPPED).await,
+        "the handler outlived its client"
+    );
+}
+
+#[tokio::test]
+async fn a_client_leaving_before_any_answer_cancels_its_handler() {
+    let running = start(HttpTransport::new(server())).await;
+    let body = call(13, "hangs", json!({}));
+    let sent = streaming_request(&running.url, &body)
+        .timeout(Duration::from_millis(300))
+        .send()
+        .await;
+    assert!(sent.is_err(), "the handler never answers");
+    assert!(
+        wait_for(&SILENT_HANDLER_DROPPED).await,
+        "the handler outlived its client"
+    );
 }
 
 #[tokio::test]

@@ -13,17 +13,19 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header::{ACCEPT, AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response as HttpResponse};
+use futures_util::Stream;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 
 pub use guard::HostPolicy;
 
@@ -286,72 +288,150 @@ async fn post(
         return json_response(&response);
     }
 
-    let (notes_tx, mut notes_rx) = mpsc::channel::<String>(32);
-    let server = endpoint.server.clone();
-    let mut task = AbortOnDrop(tokio::spawn(async move {
-        server
+    let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
+    // The handler runs on this task, not a spawned one: most requests end
+    // without a notification and are answered with plain JSON. It is boxed
+    // so that, if a notification comes first, it can move into the body of
+    // the event stream and keep running there.
+    let handling = Box::pin(guarded(async move {
+        endpoint
+            .server
             .handle_request(request, receive, Notifier::new(notes_tx))
             .await
     }));
+    respond(handling, notes_rx).await
+}
+
+/// How many serialised notifications a handler may queue before its
+/// notifier waits for the stream to take them.
+const NOTE_BUFFER: usize = 32;
+
+/// Catches a panic that escapes the server's own catch, so that it becomes
+/// an internal error rather than a dropped connection.
+async fn guarded(handling: impl Future<Output = Response>) -> Response {
+    use futures_util::FutureExt as _;
+    std::panic::AssertUnwindSafe(handling)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Response::error(
+                None,
+                McpError::internal("the request task failed: it panicked"),
+            )
+        })
+}
+
+/// Drives `handling` until it finishes (answered with JSON) or emits its
+/// first notification (answered with an event stream that carries the rest
+/// of the exchange). Dropping the returned future, as when the client
+/// leaves, drops the handler.
+async fn respond<F>(mut handling: Pin<Box<F>>, mut notes: mpsc::Receiver<String>) -> HttpResponse
+where
+    F: Future<Output = Response> + Send + 'static,
+{
     tokio::select! {
         biased;
-        note = notes_rx.recv() => match note {
-            Some(first) => stream(first, notes_rx, task),
-            None => json_response(&task.finish().await),
+        note = notes.recv() => match note {
+            Some(first) => event_stream(EventStream {
+                first: Some(first),
+                notes,
+                handling: Some(handling),
+                response: None,
+            }),
+            // Every notifier is gone yet the handler runs on: it cannot
+            // notify any more.
+            None => json_response(&handling.await),
         },
-        joined = &mut task.0 => json_response(&joined_response(joined)),
+        response = &mut handling => match notes.try_recv() {
+            // Notified on its last step: the notifications still come first.
+            Ok(first) => event_stream(EventStream::<F> {
+                first: Some(first),
+                notes,
+                handling: None,
+                response: Some(response),
+            }),
+            Err(_) => json_response(&response),
+        },
     }
 }
 
-/// Streams `first`, the notifications that follow, and the response.
-fn stream(first: String, mut notes: mpsc::Receiver<String>, mut task: AbortOnDrop) -> HttpResponse {
-    let (frames_tx, frames_rx) = mpsc::channel::<Result<Bytes, Infallible>>(32);
-    tokio::spawn(async move {
-        if frames_tx.send(Ok(sse_frame(&first))).await.is_err() {
-            return; // the client left: dropping `task` cancels the handler
+/// The body of an event stream: the first notification, those that follow,
+/// then the response once every notifier is gone. It drives the handler
+/// itself, so when the client leaves and the body is dropped, the handler
+/// is dropped with it.
+struct EventStream<F> {
+    /// The notification that opened the stream, not yet sent.
+    first: Option<String>,
+    /// The handler's notifications.
+    notes: mpsc::Receiver<String>,
+    /// The handler, until it finishes.
+    handling: Option<Pin<Box<F>>>,
+    /// The finished handler's response, sent after the last notification.
+    response: Option<Response>,
+}
+
+impl<F> Stream for EventStream<F>
+where
+    F: Future<Output = Response>,
+{
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(first) = this.first.take() {
+            return Poll::Ready(Some(Ok(sse_frame(&first))));
         }
-        while let Some(note) = notes.recv().await {
-            if frames_tx.send(Ok(sse_frame(&note))).await.is_err() {
-                return;
+        loop {
+            match this.notes.poll_recv(cx) {
+                Poll::Ready(Some(note)) => return Poll::Ready(Some(Ok(sse_frame(&note)))),
+                Poll::Ready(None) => {
+                    // Every notifier is gone: the response ends the stream.
+                    let response = match (this.response.take(), this.handling.as_mut()) {
+                        (Some(response), _) => response,
+                        (None, Some(handling)) => match handling.as_mut().poll(cx) {
+                            Poll::Ready(response) => response,
+                            Poll::Pending => return Poll::Pending,
+                        },
+                        (None, None) => return Poll::Ready(None),
+                    };
+                    this.handling = None;
+                    return Poll::Ready(Some(Ok(sse_frame(&response.to_json()))));
+                }
+                Poll::Pending => {}
+            }
+            let Some(handling) = this.handling.as_mut() else {
+                return Poll::Pending;
+            };
+            match handling.as_mut().poll(cx) {
+                // Its notifier is dropped now: look at the notes again.
+                Poll::Ready(response) => {
+                    this.handling = None;
+                    this.response = Some(response);
+                }
+                Poll::Pending => return Poll::Pending,
             }
         }
-        let response = task.finish().await;
-        let _ = frames_tx.send(Ok(sse_frame(&response.to_json()))).await;
-    });
-    let mut response = Body::from_stream(ReceiverStream::new(frames_rx)).into_response();
+    }
+}
+
+/// An event-stream response whose body is `events`.
+fn event_stream<F>(events: EventStream<F>) -> HttpResponse
+where
+    F: Future<Output = Response> + Send + 'static,
+{
+    let mut response = Body::from_stream(events).into_response();
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
     response
 }
 
+/// Asks a proxy (nginx) not to buffer the event stream.
+const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+
 fn sse_frame(json: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {json}\n\n"))
-}
-
-/// Aborts the handler task when the HTTP exchange is dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<Response>);
-
-impl AbortOnDrop {
-    async fn finish(&mut self) -> Response {
-        joined_response((&mut self.0).await)
-    }
-}
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-fn joined_response(joined: Result<Response, tokio::task::JoinError>) -> Response {
-    joined.unwrap_or_else(|error| {
-        Response::error(
-            None,
-            McpError::internal(format!("the request task failed: {error}")),
-        )
-    })
 }
 
 fn json_response(response: &Response) -> HttpResponse {
@@ -424,16 +504,19 @@ fn accepted(headers: &HeaderMap) -> (bool, bool) {
         let Ok(value) = value.to_str() else { continue };
         for media in value.split(',') {
             let media = media
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            match media.as_str() {
-                "*/*" => (json, sse) = (true, true),
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                _ => {}
+                .split_once(';')
+                .map_or(media, |(range, _)| range)
+                .trim();
+            if media == "*/*" {
+                (json, sse) = (true, true);
+            } else if media.eq_ignore_ascii_case("application/json")
+                || media.eq_ignore_ascii_case("application/*")
+            {
+                json = true;
+            } else if media.eq_ignore_ascii_case("text/event-stream")
+                || media.eq_ignore_ascii_case("text/*")
+            {
+                sse = true;
             }
         }
     }
@@ -454,26 +537,127 @@ async fn read_body(body: Body, headers: &HeaderMap, limit: usize) -> Result<Byte
         .map_err(|_| StatusCode::PAYLOAD_TOO_LARGE)
 }
 
-fn header_value(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.trim().to_owned())
+/// A header value without its surrounding whitespace; `None` if it is not
+/// visible ASCII.
+fn header_value(value: &HeaderValue) -> Option<&str> {
+    value.to_str().ok().map(str::trim)
 }
 
-/// The MCP headers, trimmed; non-ASCII values are treated as absent.
+/// The MCP headers, trimmed; non-ASCII values are treated as absent. Of a
+/// repeated `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` the first
+/// value counts; every `Mcp-Param-*` value is kept. One pass over the
+/// headers: names arrive lowercase, so plain prefix comparisons suffice.
 fn mcp_headers(headers: &HeaderMap) -> HttpRequestHeaders {
-    let params = headers
-        .iter()
-        .filter_map(|(name, value)| {
-            let suffix = name.as_str().strip_prefix("mcp-param-")?;
-            Some((suffix.to_owned(), value.to_str().ok()?.trim().to_owned()))
-        })
-        .collect();
+    // `None` until the header is met, then the first value (if ASCII).
+    let mut protocol_version: Option<Option<&str>> = None;
+    let mut method: Option<Option<&str>> = None;
+    let mut name: Option<Option<&str>> = None;
+    let mut params = Vec::new();
+    for (header, value) in headers {
+        let Some(rest) = header.as_str().strip_prefix("mcp-") else {
+            continue;
+        };
+        let first = match rest {
+            "protocol-version" => &mut protocol_version,
+            "method" => &mut method,
+            "name" => &mut name,
+            _ => {
+                if let (Some(suffix), Some(value)) =
+                    (rest.strip_prefix("param-"), header_value(value))
+                {
+                    params.push((suffix.to_owned(), value.to_owned()));
+                }
+                continue;
+            }
+        };
+        if first.is_none() {
+            *first = Some(header_value(value));
+        }
+    }
+    let owned = |value: Option<Option<&str>>| value.flatten().map(str::to_owned);
     HttpRequestHeaders {
-        protocol_version: header_value(headers, "mcp-protocol-version"),
-        method: header_value(headers, "mcp-method"),
-        name: header_value(headers, "mcp-name"),
+        protocol_version: owned(protocol_version),
+        method: owned(method),
+        name: owned(name),
         params,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&'static str, &[u8])]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            let value = HeaderValue::from_bytes(value).expect("a valid header value");
+            headers.append(HeaderName::from_static(name), value);
+        }
+        headers
+    }
+
+    #[test]
+    fn accept_ranges_ignore_case_and_parameters() {
+        let accepts = |values: &[&'static str]| {
+            let pairs: Vec<_> = values.iter().map(|v| ("accept", v.as_bytes())).collect();
+            accepted(&map(&pairs))
+        };
+        assert_eq!(accepted(&HeaderMap::new()), (true, true));
+        assert_eq!(
+            accepts(&["application/json, text/event-stream"]),
+            (true, true)
+        );
+        assert_eq!(
+            accepts(&["Application/JSON;q=0.9", "TEXT/Event-Stream ; q=1"]),
+            (true, true)
+        );
+        assert_eq!(accepts(&["application/*"]), (true, false));
+        assert_eq!(accepts(&["text/*;q=0.1"]), (false, true));
+        assert_eq!(accepts(&[" */* "]), (true, true));
+        assert_eq!(accepts(&["text/html, application/xml"]), (false, false));
+        assert_eq!(accepts(&["application/jsonx"]), (false, false));
+        assert_eq!(accepts(&[""]), (false, false));
+    }
+
+    #[test]
+    fn accept_values_that_are_not_ascii_are_skipped() {
+        let headers = map(&[
+            ("accept", b"application/json\xff"),
+            ("accept", b"text/event-stream"),
+        ]);
+        assert_eq!(accepted(&headers), (false, true));
+    }
+
+    #[test]
+    fn mcp_headers_are_trimmed_and_the_first_value_counts() {
+        let headers = map(&[
+            ("host", b"localhost"),
+            ("mcp-protocol-version", b" 2026-07-28 "),
+            ("mcp-method", b"tools/call"),
+            ("mcp-method", b"tools/list"),
+            ("mcp-name", b"\xffname"),
+            ("mcp-name", b"second"),
+            ("mcp-param-region", b" eu "),
+            ("mcp-param-region", b"us"),
+            ("mcp-param-bad", b"\xff"),
+            ("mcp-param-", b"empty suffix"),
+            ("mcp-other", b"ignored"),
+        ]);
+        let found = mcp_headers(&headers);
+        assert_eq!(found.protocol_version.as_deref(), Some("2026-07-28"));
+        assert_eq!(found.method.as_deref(), Some("tools/call"));
+        assert_eq!(found.name, None, "a non-ASCII first value is absent");
+        assert_eq!(
+            found.params,
+            [
+                ("region".to_owned(), "eu".to_owned()),
+                ("region".to_owned(), "us".to_owned()),
+                (String::new(), "empty suffix".to_owned()),
+            ]
+        );
+        assert_eq!(
+            mcp_headers(&HeaderMap::new()),
+            HttpRequestHeaders::default()
+        );
     }
 }
