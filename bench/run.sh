@@ -16,7 +16,9 @@
 #   WARMUP        seconds of unmeasured load before each cell [1]
 #   CONCURRENCY   connections, space-separated [1 16 64 256]
 #   WORKLOADS     plain and/or two-round [plain two-round]
-#   SERVERS       any of ours limit rmcp [ours limit rmcp]
+#   SERVERS       any of ours limit rmcp, and ours-single-use (--single-use) and
+#                 ours-redis (--redis, against a redis-server this script
+#                 starts on a free loopback port) [ours limit rmcp]
 #   ROUNDS        repetitions of the whole grid; the report takes medians [1]
 #   PIN           1: server on CPU $SERVER_CPUS, load generator on CPU
 #                 $LOADGEN_CPUS (taskset), when there are 2 CPUs or more [1]
@@ -48,7 +50,8 @@ LOGS=target/bench/logs
 
 if [[ "$SKIP_BUILD" != 1 ]]; then
     echo "== building (release)" >&2
-    cargo build --release -p mcp-examples --bin conformance-server -p mcp-loadgen >&2
+    cargo build --release -p mcp-examples --bin conformance-server >&2
+    cargo build --release -p mcp-loadgen >&2
     cargo build --release --manifest-path bench/peers/Cargo.toml >&2
 fi
 for bin in "$OURS" "$LOADGEN" "$PEERS/limit-server" "$PEERS/rmcp-server"; do
@@ -69,11 +72,26 @@ mkdir -p "$(dirname "$OUT")" "$LOGS"
 command_of() {
     case "$1" in
         ours) echo "$OURS --listen 127.0.0.1:0 --state-key-hex $(printf '07%.0s' {1..32})" ;;
+        ours-single-use) echo "$(command_of ours) --single-use" ;;
+        ours-redis) echo "$(command_of ours) --redis redis://127.0.0.1:$REDIS_PORT" ;;
         limit) echo "$PEERS/limit-server --listen 127.0.0.1:0" ;;
         rmcp) echo "$PEERS/rmcp-server --listen 127.0.0.1:0" ;;
         *) echo "unknown server $1" >&2; return 1 ;;
     esac
 }
+
+# A redis-server of our own for ours-redis, without persistence.
+redis_pid=""
+if [[ " $SERVERS " == *" ours-redis "* ]]; then
+    redis_bin=$(bash tests/fleet/ensure-redis.sh | tail -n1)
+    REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    "$redis_bin" --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no >"$LOGS/redis.log" 2>&1 &
+    redis_pid=$!
+    for _ in $(seq 100); do
+        [[ "$(printf 'PING\r\n' | timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$REDIS_PORT; cat >&3; head -c5 <&3" 2>/dev/null)" == "+PONG" ]] && break
+        sleep 0.1
+    done
+fi
 
 server_pid=""
 stop_server() {
@@ -83,7 +101,14 @@ stop_server() {
         server_pid=""
     fi
 }
-trap stop_server EXIT
+stop_all() {
+    stop_server
+    if [[ -n "$redis_pid" ]]; then
+        kill "$redis_pid" 2>/dev/null || true
+        wait "$redis_pid" 2>/dev/null || true
+    fi
+}
+trap stop_all EXIT
 
 # Starts server $1 fresh and sets server_pid and url; waits at most 10 s for
 # its 'listening on' line.
