@@ -335,6 +335,7 @@ impl ServerBuilder {
                 shared: Arc::new(self.shared),
                 changes: super::ChangeNotifier::new(),
                 closing: super::subscriptions::Closing::new(),
+                rendered: super::registry::Rendered::default(),
             }),
         })
     }

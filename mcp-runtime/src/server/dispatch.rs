@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::context::RequestData;
-use super::registry::Registry;
+use super::registry::{Registry, Rendered};
 use super::{
     Context, MethodHandler, Notifier, Outcome, ReceiveContext, Request, Server, headers, state_gate,
 };
@@ -205,66 +205,76 @@ async fn dispatch(
         changes: registry.changes.clone(),
     });
     match route {
-        Route::Discover => finish(registry, discover(registry)),
+        Route::Discover => Rendered::get(&registry.rendered.discover, || {
+            finish(registry, discover(registry))
+        }),
         Route::ToolsList => {
             no_cursor(&params)?;
-            finish(
-                registry,
-                ListToolsResult {
-                    result_type: ResultType::Complete,
-                    tools: registry.tools.descriptors().cloned().collect(),
-                    next_cursor: None,
-                    ttl_ms: registry.cache.lists.ttl_ms,
-                    cache_scope: registry.cache.lists.scope,
-                    meta: None,
-                },
-            )
+            Rendered::get(&registry.rendered.tools, || {
+                finish(
+                    registry,
+                    ListToolsResult {
+                        result_type: ResultType::Complete,
+                        tools: registry.tools.descriptors().cloned().collect(),
+                        next_cursor: None,
+                        ttl_ms: registry.cache.lists.ttl_ms,
+                        cache_scope: registry.cache.lists.scope,
+                        meta: None,
+                    },
+                )
+            })
         }
         Route::PromptsList => {
             no_cursor(&params)?;
-            finish(
-                registry,
-                ListPromptsResult {
-                    result_type: ResultType::Complete,
-                    prompts: registry.prompts.descriptors().cloned().collect(),
-                    next_cursor: None,
-                    ttl_ms: registry.cache.lists.ttl_ms,
-                    cache_scope: registry.cache.lists.scope,
-                    meta: None,
-                },
-            )
+            Rendered::get(&registry.rendered.prompts, || {
+                finish(
+                    registry,
+                    ListPromptsResult {
+                        result_type: ResultType::Complete,
+                        prompts: registry.prompts.descriptors().cloned().collect(),
+                        next_cursor: None,
+                        ttl_ms: registry.cache.lists.ttl_ms,
+                        cache_scope: registry.cache.lists.scope,
+                        meta: None,
+                    },
+                )
+            })
         }
         Route::ResourcesList => {
             no_cursor(&params)?;
-            finish(
-                registry,
-                ListResourcesResult {
-                    result_type: ResultType::Complete,
-                    resources: registry.resources.descriptors().cloned().collect(),
-                    next_cursor: None,
-                    ttl_ms: registry.cache.lists.ttl_ms,
-                    cache_scope: registry.cache.lists.scope,
-                    meta: None,
-                },
-            )
+            Rendered::get(&registry.rendered.resources, || {
+                finish(
+                    registry,
+                    ListResourcesResult {
+                        result_type: ResultType::Complete,
+                        resources: registry.resources.descriptors().cloned().collect(),
+                        next_cursor: None,
+                        ttl_ms: registry.cache.lists.ttl_ms,
+                        cache_scope: registry.cache.lists.scope,
+                        meta: None,
+                    },
+                )
+            })
         }
         Route::TemplatesList => {
             no_cursor(&params)?;
-            finish(
-                registry,
-                ListResourceTemplatesResult {
-                    result_type: ResultType::Complete,
-                    resource_templates: registry
-                        .templates
-                        .iter()
-                        .map(|(t, _)| t.descriptor.clone())
-                        .collect(),
-                    next_cursor: None,
-                    ttl_ms: registry.cache.lists.ttl_ms,
-                    cache_scope: registry.cache.lists.scope,
-                    meta: None,
-                },
-            )
+            Rendered::get(&registry.rendered.templates, || {
+                finish(
+                    registry,
+                    ListResourceTemplatesResult {
+                        result_type: ResultType::Complete,
+                        resource_templates: registry
+                            .templates
+                            .iter()
+                            .map(|(t, _)| t.descriptor.clone())
+                            .collect(),
+                        next_cursor: None,
+                        ttl_ms: registry.cache.lists.ttl_ms,
+                        cache_scope: registry.cache.lists.scope,
+                        meta: None,
+                    },
+                )
+            })
         }
         Route::ToolsCall => call_tool(registry, params, ctx).await,
         Route::PromptsGet => get_prompt(registry, params, ctx).await,

@@ -92,4 +92,30 @@ pub(crate) struct Registry {
     pub(crate) shared: Arc<SharedValues>,
     pub(crate) changes: super::ChangeNotifier,
     pub(crate) closing: super::subscriptions::Closing,
+    /// The constant results (discovery and the lists), rendered on first use.
+    pub(crate) rendered: Rendered,
+}
+
+/// Results that never change once the server is built, as the JSON sent.
+#[derive(Default)]
+pub(crate) struct Rendered {
+    pub(crate) discover: std::sync::OnceLock<String>,
+    pub(crate) tools: std::sync::OnceLock<String>,
+    pub(crate) prompts: std::sync::OnceLock<String>,
+    pub(crate) resources: std::sync::OnceLock<String>,
+    pub(crate) templates: std::sync::OnceLock<String>,
+}
+
+impl Rendered {
+    /// The result in `slot`, rendering it the first time.
+    pub(crate) fn get<E>(
+        slot: &std::sync::OnceLock<String>,
+        render: impl FnOnce() -> Result<String, E>,
+    ) -> Result<String, E> {
+        if let Some(json) = slot.get() {
+            return Ok(json.clone());
+        }
+        let json = render()?;
+        Ok(slot.get_or_init(|| json).clone())
+    }
 }
