@@ -436,12 +436,19 @@ fn sse_frame(json: &str) -> Bytes {
 
 fn json_response(response: &Response) -> HttpResponse {
     let status = response.error_value().map_or(StatusCode::OK, status_of);
-    (
-        status,
-        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
-        response.to_json(),
-    )
-        .into_response()
+    json_body(status, response.to_json())
+}
+
+/// A `status` response carrying `json` as `application/json`. Built
+/// directly: a `String` body set through `IntoResponse` would first get a
+/// `text/plain` type, then have it replaced.
+fn json_body(status: StatusCode, json: String) -> HttpResponse {
+    let mut response = HttpResponse::new(Body::from(json));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
 }
 
 /// The HTTP status of an error response, as 2026-07-28 fixes them.
@@ -460,12 +467,7 @@ fn status_of(error: &McpError) -> StatusCode {
 
 fn plain_error(status: StatusCode, message: &'static str) -> HttpResponse {
     let body = format!(r#"{{"jsonrpc":"2.0","error":{{"code":-32600,"message":"{message}"}}}}"#);
-    (
-        status,
-        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
-        body,
-    )
-        .into_response()
+    json_body(status, body)
 }
 
 fn unauthorized() -> HttpResponse {
@@ -490,7 +492,7 @@ fn is_json_content(headers: &HeaderMap) -> bool {
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+        .is_some_and(|media| media.trim_ascii().eq_ignore_ascii_case("application/json"))
 }
 
 /// Whether the client accepts JSON and SSE. A missing `Accept` accepts both.
@@ -501,20 +503,24 @@ fn accepted(headers: &HeaderMap) -> (bool, bool) {
     }
     let (mut json, mut sse) = (false, false);
     for value in values {
-        let Ok(value) = value.to_str() else { continue };
-        for media in value.split(',') {
-            let media = media
-                .split_once(';')
-                .map_or(media, |(range, _)| range)
-                .trim();
-            if media == "*/*" {
+        // A value that is not visible ASCII is skipped whole.
+        if value.to_str().is_err() {
+            continue;
+        }
+        for media in value.as_bytes().split(|&b| b == b',') {
+            let range = media
+                .split(|&b| b == b';')
+                .next()
+                .unwrap_or_default()
+                .trim_ascii();
+            if range == b"*/*" {
                 (json, sse) = (true, true);
-            } else if media.eq_ignore_ascii_case("application/json")
-                || media.eq_ignore_ascii_case("application/*")
+            } else if range.eq_ignore_ascii_case(b"application/json")
+                || range.eq_ignore_ascii_case(b"application/*")
             {
                 json = true;
-            } else if media.eq_ignore_ascii_case("text/event-stream")
-                || media.eq_ignore_ascii_case("text/*")
+            } else if range.eq_ignore_ascii_case(b"text/event-stream")
+                || range.eq_ignore_ascii_case(b"text/*")
             {
                 sse = true;
             }
@@ -540,7 +546,7 @@ async fn read_body(body: Body, headers: &HeaderMap, limit: usize) -> Result<Byte
 /// A header value without its surrounding whitespace; `None` if it is not
 /// visible ASCII.
 fn header_value(value: &HeaderValue) -> Option<&str> {
-    value.to_str().ok().map(str::trim)
+    value.to_str().ok().map(str::trim_ascii)
 }
 
 /// The MCP headers, trimmed; non-ASCII values are treated as absent. Of a
@@ -659,5 +665,14 @@ mod tests {
             mcp_headers(&HeaderMap::new()),
             HttpRequestHeaders::default()
         );
+    }
+
+    #[test]
+    fn json_bodies_carry_only_the_json_type() {
+        let response = plain_error(StatusCode::FORBIDDEN, "Forbidden");
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        let types: Vec<_> = response.headers().get_all(CONTENT_TYPE).iter().collect();
+        assert_eq!(types, [HeaderValue::from_static("application/json")]);
+        assert_eq!(response.headers().len(), 1);
     }
 }
