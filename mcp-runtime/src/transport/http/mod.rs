@@ -430,10 +430,12 @@ where
 /// Asks a proxy (nginx) not to buffer the event stream.
 const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
 
+/// One server-sent event carrying the JSON-RPC message `json`.
 fn sse_frame(json: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {json}\n\n"))
 }
 
+/// `response` as `application/json`, with the status its error fixes.
 fn json_response(response: &Response) -> HttpResponse {
     let status = response.error_value().map_or(StatusCode::OK, status_of);
     json_body(status, response.to_json())
