@@ -42,6 +42,26 @@ pub fn listen_addr(program: &str) -> Result<SocketAddr, String> {
     Ok(addr)
 }
 
+/// Serves `app` on `addr` until SIGINT or SIGTERM; the exit code tells how
+/// it ended (errors go to stderr, prefixed with `program`).
+pub async fn serve(program: &str, addr: SocketAddr, app: axum::Router) -> std::process::ExitCode {
+    let served = match bind(addr).await {
+        Ok(listener) => {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown())
+                .await
+        }
+        Err(error) => Err(error),
+    };
+    match served {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{program}: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Binds `addr` and announces `listening on http://ADDR/mcp` on stderr.
 ///
 /// # Errors

@@ -60,19 +60,5 @@ async fn main() -> ExitCode {
         }
     };
     let app = Router::new().route("/mcp", axum::routing::post(mcp));
-    let served = match mcp_bench_peers::bind(addr).await {
-        Ok(listener) => {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(mcp_bench_peers::shutdown())
-                .await
-        }
-        Err(error) => Err(error),
-    };
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("limit-server: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    mcp_bench_peers::serve("limit-server", addr, app).await
 }

@@ -184,19 +184,5 @@ async fn main() -> ExitCode {
         config,
     );
     let app = axum::Router::new().route_service("/mcp", service);
-    let served = match mcp_bench_peers::bind(addr).await {
-        Ok(listener) => {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(mcp_bench_peers::shutdown())
-                .await
-        }
-        Err(error) => Err(error),
-    };
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("rmcp-server: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    mcp_bench_peers::serve("rmcp-server", addr, app).await
 }
