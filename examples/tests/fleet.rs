@@ -149,6 +149,13 @@ fn instance(args: &[&str]) -> Listening {
     Listening::spawn(command)
 }
 
+/// Two instances with the same `args`, each with its client.
+async fn pair(args: &[&str]) -> ((Listening, Client), (Listening, Client)) {
+    let (a, b) = (instance(args), instance(args));
+    let (on_a, on_b) = (client(&a).await, client(&b).await);
+    ((a, on_a), (b, on_b))
+}
+
 /// A client that answers every form: name Ada, colour teal, confirm yes.
 async fn client(server: &Listening) -> Client {
     Client::http(&server.url)
@@ -244,11 +251,7 @@ async fn bounded<F: Future<Output = ()>>(test: F) {
 #[tokio::test]
 async fn a_state_minted_on_one_instance_completes_on_the_other() {
     bounded(async {
-        let (a, b) = (
-            instance(&["--state-key-hex", KEY_1]),
-            instance(&["--state-key-hex", KEY_1]),
-        );
-        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let ((_a, on_a), (_b, on_b)) = pair(&["--state-key-hex", KEY_1]).await;
         let first = start(&on_a, ROUNDS).await;
         let second = asked(
             resume(&on_b, ROUNDS, &answers(&on_b, &first).await)
@@ -273,8 +276,7 @@ async fn with_redis_a_state_is_used_once_across_the_fleet() {
         let redis = Redis::start();
         let url = redis.url();
         let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
-        let (a, b) = (instance(&args), instance(&args));
-        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let ((_a, on_a), (b, on_b)) = pair(&args).await;
 
         // Consumed on A: refused on B and on A.
         let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
@@ -284,11 +286,7 @@ async fn with_redis_a_state_is_used_once_across_the_fleet() {
         );
         assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32602);
         assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
-        assert!(
-            b.logs().contains("already used"),
-            "B logs why: {}",
-            b.logs()
-        );
+        assert!(b.logged("already used"), "B logs why: {}", b.logs());
 
         // Minted on A, consumed on B: refused on A.
         let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
@@ -316,8 +314,7 @@ async fn with_redis_a_state_is_used_once_across_the_fleet() {
 async fn in_memory_single_use_only_covers_one_instance() {
     bounded(async {
         let args = ["--state-key-hex", KEY_1, "--single-use"];
-        let (a, b) = (instance(&args), instance(&args));
-        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let ((_a, on_a), (_b, on_b)) = pair(&args).await;
         let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
         assert_eq!(
             text(resume(&on_a, CONFIRM, &retry).await.unwrap()),
@@ -339,8 +336,7 @@ async fn with_redis_stopped_every_instance_refuses_and_nothing_is_lost() {
         let mut redis = Redis::start();
         let url = redis.url();
         let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
-        let (a, b) = (instance(&args), instance(&args));
-        let (on_a, on_b) = (client(&a).await, client(&b).await);
+        let ((a, on_a), (_b, on_b)) = pair(&args).await;
         let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
 
         redis.stop();
@@ -349,11 +345,7 @@ async fn with_redis_stopped_every_instance_refuses_and_nothing_is_lost() {
         // Retries fail closed on both instances, with the reason logged.
         assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32603);
         assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32603);
-        assert!(
-            a.logs().contains("Redis SET NX failed"),
-            "A logs why: {}",
-            a.logs()
-        );
+        assert!(a.logged("Redis SET NX failed"), "A logs why: {}", a.logs());
 
         // The refused state was never claimed: once Redis is back, the same
         // retry completes (the guard reconnects on its own), exactly once.
@@ -442,7 +434,7 @@ async fn signing_with_a_key_before_the_fleet_knows_it_fails_retries() {
         let (on_a, on_b) = (client(&a).await, client(&b).await);
         let retry = answers(&on_b, &start(&on_a, CONFIRM).await).await;
         assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32602);
-        assert!(b.logs().contains("refused requestState"), "{}", b.logs());
+        assert!(b.logged("refused requestState"), "{}", b.logs());
     })
     .await;
 }

@@ -72,14 +72,7 @@ fn python_script(script: &str) -> Command {
 
 #[test]
 fn python_sdk_client_completes_our_tool_and_prompt() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_interop-server"));
-    server.args(["--listen", "127.0.0.1:0"]);
-    let server = Listening::spawn(server);
-    assert!(
-        server.url.starts_with("http://127.0.0.1:"),
-        "not a loopback URL: {}",
-        server.url
-    );
+    let server = Listening::interop_server();
 
     let mut client = python_script("client.py");
     client.arg(&server.url);

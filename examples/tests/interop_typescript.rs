@@ -89,14 +89,7 @@ fn asked_of(section: &Value) -> Vec<(String, Vec<String>)> {
 #[test]
 fn typescript_client_drives_our_server_through_input_required_rounds() {
     let installed = installed();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_interop-server"));
-    command.args(["--listen", "127.0.0.1:0"]);
-    let server = Listening::spawn(command);
-    assert!(
-        server.url.starts_with("http://127.0.0.1:"),
-        "unexpected URL {}",
-        server.url
-    );
+    let server = Listening::interop_server();
 
     let mut client = Command::new(&installed.node);
     client

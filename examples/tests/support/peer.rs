@@ -5,7 +5,7 @@
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 
-use super::{STARTUP_TIMEOUT, drain_stderr, kill_child, logs_of};
+use super::{IO_TIMEOUT, STARTUP_TIMEOUT, drain_stderr, kill_child, logs_of};
 
 /// A running HTTP server process; killed on drop.
 pub struct Listening {
@@ -47,6 +47,36 @@ impl Listening {
                     logs_of(&logs)
                 );
             }
+        }
+    }
+
+    /// `interop-server --listen 127.0.0.1:0`, the server the peer SDKs'
+    /// clients drive.
+    pub fn interop_server() -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_interop-server"));
+        command.args(["--listen", "127.0.0.1:0"]);
+        let server = Self::spawn(command);
+        assert!(
+            server.url.starts_with("http://127.0.0.1:"),
+            "not a loopback URL: {}",
+            server.url
+        );
+        server
+    }
+
+    /// Whether stderr contains `needle`, waiting (bounded by `IO_TIMEOUT`)
+    /// for the line to arrive: the process may answer before the line it
+    /// logs on the way reaches us.
+    pub fn logged(&self, needle: &str) -> bool {
+        let deadline = std::time::Instant::now() + IO_TIMEOUT;
+        loop {
+            if self.logs().contains(needle) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
 

@@ -73,7 +73,7 @@ pub(crate) struct RequestData {
     /// The server's signer, bound to this request's binding.
     pub(crate) signer: Option<RequestStateSigner>,
     /// The states minted through [`Context::mint_state`] in this request.
-    pub(crate) minted: Option<std::sync::Arc<super::state_gate::Minted>>,
+    pub(crate) minted: super::state_gate::Minted,
     /// Values given to `ServerBuilder::share`, by type.
     pub(crate) shared: std::sync::Arc<super::registry::SharedValues>,
     /// Announces changes to `subscriptions/listen` streams.
@@ -209,9 +209,7 @@ impl Context {
         let state = signer
             .sign_json(value)
             .map_err(|e| McpError::internal(format!("could not mint a requestState: {e}")))?;
-        if let Some(minted) = &self.data.minted {
-            minted.record(&state);
-        }
+        self.data.minted.record(&state);
         Ok(state)
     }
 
@@ -280,7 +278,7 @@ impl Context {
             notifier: Notifier::disabled(),
             state_payload: None,
             signer: None,
-            minted: None,
+            minted: Default::default(),
             shared: std::sync::Arc::default(),
             changes: super::ChangeNotifier::new(),
         })

@@ -200,7 +200,7 @@ async fn dispatch(
         notifier,
         state_payload: None,
         signer: None,
-        minted: None,
+        minted: Default::default(),
         shared: Arc::clone(&registry.shared),
         changes: registry.changes.clone(),
     });

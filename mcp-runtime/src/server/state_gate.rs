@@ -6,21 +6,34 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::Context;
+use super::context::RequestData;
 use super::registry::Registry;
 use crate::schema::{InputRequiredResult, McpError};
 use crate::state::{BindingRequest, RequestStateSigner, StateError};
 
 /// One request's passage through the gate: the signer bound to the
-/// request, and the states minted through its context.
+/// request, and the request's data (shared with its context), where the
+/// states the context mints are recorded.
 pub(crate) struct Gate {
     signer: RequestStateSigner,
-    minted: Arc<Minted>,
+    data: Arc<RequestData>,
 }
 
 /// The states a request's context minted (with its bound signer), so the
 /// outgoing check need not verify them again.
 #[derive(Debug, Default)]
 pub(crate) struct Minted(Mutex<Vec<String>>);
+
+impl Clone for Minted {
+    fn clone(&self) -> Self {
+        Self(Mutex::new(
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
+        ))
+    }
+}
 
 impl Minted {
     /// Remembers a state minted with the request's bound signer.
@@ -72,13 +85,10 @@ pub(crate) async fn open(
         }
         ctx.data_mut().state_payload = Some(verified.into_payload());
     }
-    let minted = Arc::new(Minted::default());
-    let data = ctx.data_mut();
-    data.signer = Some(bound.clone());
-    data.minted = Some(Arc::clone(&minted));
+    ctx.data_mut().signer = Some(bound.clone());
     Ok(Some(Gate {
         signer: bound,
-        minted,
+        data: Arc::clone(&ctx.data),
     }))
 }
 
@@ -91,7 +101,7 @@ pub(crate) fn check_outgoing(
     ask: &InputRequiredResult,
 ) -> Result<(), McpError> {
     match (gate, &ask.request_state) {
-        (Some(gate), Some(state)) if gate.minted.contains(state) => Ok(()),
+        (Some(gate), Some(state)) if gate.data.minted.contains(state) => Ok(()),
         (Some(Gate { signer, .. }), Some(state)) => signer.verify(state).map(|_| ()).map_err(|reason| {
             McpError::internal(format!(
                 "a handler returned a requestState that does not verify under this request's binding ({reason}); mint it with the context's signer"
