@@ -12,6 +12,7 @@
 mod answer;
 mod decode;
 mod field;
+mod formats;
 mod schema;
 
 pub use answer::{Answer, FormError};

@@ -1,0 +1,206 @@
+//! Reading a request: the bearer token, the content type, what the client
+//! accepts, the body (within its limit) and the MCP headers.
+
+use axum::body::{Body, Bytes};
+use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+
+use crate::server::HttpRequestHeaders;
+
+/// The bearer token of the `Authorization` header, trimmed; `None` if
+/// there is none, the scheme is not `Bearer` (any case) or the token is
+/// blank.
+pub(super) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| token.trim())
+}
+
+/// Whether the `Content-Type` is `application/json` (any case, any
+/// parameters).
+pub(super) fn is_json_content(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim_ascii().eq_ignore_ascii_case("application/json"))
+}
+
+/// Whether the client accepts JSON and SSE. A missing `Accept` accepts both.
+pub(super) fn accepted(headers: &HeaderMap) -> (bool, bool) {
+    let mut values = headers.get_all(ACCEPT).iter().peekable();
+    if values.peek().is_none() {
+        return (true, true);
+    }
+    let (mut json, mut sse) = (false, false);
+    for value in values {
+        // A value that is not visible ASCII is skipped whole.
+        if value.to_str().is_err() {
+            continue;
+        }
+        for media in value.as_bytes().split(|&b| b == b',') {
+            let range = media
+                .split(|&b| b == b';')
+                .next()
+                .unwrap_or_default()
+                .trim_ascii();
+            if range == b"*/*" {
+                (json, sse) = (true, true);
+            } else if range.eq_ignore_ascii_case(b"application/json")
+                || range.eq_ignore_ascii_case(b"application/*")
+            {
+                json = true;
+            } else if range.eq_ignore_ascii_case(b"text/event-stream")
+                || range.eq_ignore_ascii_case(b"text/*")
+            {
+                sse = true;
+            }
+        }
+    }
+    (json, sse)
+}
+
+/// Reads the body, refusing more than `limit` bytes with 413.
+pub(super) async fn read_body(
+    body: Body,
+    headers: &HeaderMap,
+    limit: usize,
+) -> Result<Bytes, StatusCode> {
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > limit as u64) {
+        return Err(StatusCode::PAYLOAD_TOO_LARGE);
+    }
+    axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| StatusCode::PAYLOAD_TOO_LARGE)
+}
+
+/// A header value without its surrounding whitespace; `None` if it is not
+/// visible ASCII.
+fn header_value(value: &HeaderValue) -> Option<&str> {
+    value.to_str().ok().map(str::trim_ascii)
+}
+
+/// The MCP headers, trimmed; non-ASCII values are treated as absent. Of a
+/// repeated `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` the first
+/// value counts; every `Mcp-Param-*` value is kept. One pass over the
+/// headers: names arrive lowercase, so plain prefix comparisons suffice.
+pub(super) fn mcp_headers(headers: &HeaderMap) -> HttpRequestHeaders {
+    // `None` until the header is met, then the first value (if ASCII).
+    let mut protocol_version: Option<Option<&str>> = None;
+    let mut method: Option<Option<&str>> = None;
+    let mut name: Option<Option<&str>> = None;
+    let mut params = Vec::new();
+    for (header, value) in headers {
+        let Some(rest) = header.as_str().strip_prefix("mcp-") else {
+            continue;
+        };
+        let first = match rest {
+            "protocol-version" => &mut protocol_version,
+            "method" => &mut method,
+            "name" => &mut name,
+            _ => {
+                if let (Some(suffix), Some(value)) =
+                    (rest.strip_prefix("param-"), header_value(value))
+                {
+                    params.push((suffix.to_owned(), value.to_owned()));
+                }
+                continue;
+            }
+        };
+        if first.is_none() {
+            *first = Some(header_value(value));
+        }
+    }
+    let owned = |value: Option<Option<&str>>| value.flatten().map(str::to_owned);
+    HttpRequestHeaders {
+        protocol_version: owned(protocol_version),
+        method: owned(method),
+        name: owned(name),
+        params,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderName;
+
+    use super::*;
+
+    fn map(pairs: &[(&'static str, &[u8])]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            let value = HeaderValue::from_bytes(value).expect("a valid header value");
+            headers.append(HeaderName::from_static(name), value);
+        }
+        headers
+    }
+
+    #[test]
+    fn accept_ranges_ignore_case_and_parameters() {
+        let accepts = |values: &[&'static str]| {
+            let pairs: Vec<_> = values.iter().map(|v| ("accept", v.as_bytes())).collect();
+            accepted(&map(&pairs))
+        };
+        assert_eq!(accepted(&HeaderMap::new()), (true, true));
+        assert_eq!(
+            accepts(&["application/json, text/event-stream"]),
+            (true, true)
+        );
+        assert_eq!(
+            accepts(&["Application/JSON;q=0.9", "TEXT/Event-Stream ; q=1"]),
+            (true, true)
+        );
+        assert_eq!(accepts(&["application/*"]), (true, false));
+        assert_eq!(accepts(&["text/*;q=0.1"]), (false, true));
+        assert_eq!(accepts(&[" */* "]), (true, true));
+        assert_eq!(accepts(&["text/html, application/xml"]), (false, false));
+        assert_eq!(accepts(&["application/jsonx"]), (false, false));
+        assert_eq!(accepts(&[""]), (false, false));
+    }
+
+    #[test]
+    fn accept_values_that_are_not_ascii_are_skipped() {
+        let headers = map(&[
+            ("accept", b"application/json\xff"),
+            ("accept", b"text/event-stream"),
+        ]);
+        assert_eq!(accepted(&headers), (false, true));
+    }
+
+    #[test]
+    fn mcp_headers_are_trimmed_and_the_first_value_counts() {
+        let headers = map(&[
+            ("host", b"localhost"),
+            ("mcp-protocol-version", b" 2026-07-28 "),
+            ("mcp-method", b"tools/call"),
+            ("mcp-method", b"tools/list"),
+            ("mcp-name", b"\xffname"),
+            ("mcp-name", b"second"),
+            ("mcp-param-region", b" eu "),
+            ("mcp-param-region", b"us"),
+            ("mcp-param-bad", b"\xff"),
+            ("mcp-param-", b"empty suffix"),
+            ("mcp-other", b"ignored"),
+        ]);
+        let found = mcp_headers(&headers);
+        assert_eq!(found.protocol_version.as_deref(), Some("2026-07-28"));
+        assert_eq!(found.method.as_deref(), Some("tools/call"));
+        assert_eq!(found.name, None, "a non-ASCII first value is absent");
+        assert_eq!(
+            found.params,
+            [
+                ("region".to_owned(), "eu".to_owned()),
+                ("region".to_owned(), "us".to_owned()),
+                (String::new(), "empty suffix".to_owned()),
+            ]
+        );
+        assert_eq!(
+            mcp_headers(&HeaderMap::new()),
+            HttpRequestHeaders::default()
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Writing the answer: JSON, or an event stream when the handler notifies
+//! before it finishes; the HTTP status of each error; the plain errors of
+//! requests refused before dispatch.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response as HttpResponse};
+use futures_util::Stream;
+use tokio::sync::mpsc;
+
+use crate::schema::McpError;
+use crate::server::Response;
+
+/// How many serialised notifications a handler may queue before its
+/// notifier waits for the stream to take them.
+pub(super) const NOTE_BUFFER: usize = 32;
+
+/// Catches a panic that escapes the server's own catch, so that it becomes
+/// an internal error rather than a dropped connection.
+pub(super) async fn guarded(handling: impl Future<Output = Response>) -> Response {
+    use futures_util::FutureExt as _;
+    std::panic::AssertUnwindSafe(handling)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Response::error(
+                None,
+                McpError::internal("the request task failed: it panicked"),
+            )
+        })
+}
+
+/// Drives `handling` until it finishes (answered with JSON) or emits its
+/// first notification (answered with an event stream that carries the rest
+/// of the exchange). Dropping the returned future, as when the client
+/// leaves, drops the handler.
+pub(super) async fn respond<F>(
+    mut handling: Pin<Box<F>>,
+    mut notes: mpsc::Receiver<String>,
+) -> HttpResponse
+where
+    F: Future<Output = Response> + Send + 'static,
+{
+    tokio::select! {
+        biased;
+        note = notes.recv() => match note {
+            Some(first) => event_stream(EventStream {
+                first: Some(first),
+                notes,
+                handling: Some(handling),
+                response: None,
+            }),
+            // Every notifier is gone yet the handler runs on: it cannot
+            // notify any more.
+            None => json_response(&handling.await),
+        },
+        response = &mut handling => match notes.try_recv() {
+            // Notified on its last step: the notifications still come first.
+            Ok(first) => event_stream(EventStream::<F> {
+                first: Some(first),
+                notes,
+                handling: None,
+                response: Some(response),
+            }),
+            Err(_) => json_response(&response),
+        },
+    }
+}
+
+/// The body of an event stream: the first notification, those that follow,
+/// then the response once every notifier is gone. It drives the handler
+/// itself, so when the client leaves and the body is dropped, the handler
+/// is dropped with it.
+struct EventStream<F> {
+    /// The notification that opened the stream, not yet sent.
+    first: Option<String>,
+    /// The handler's notifications.
+    notes: mpsc::Receiver<String>,
+    /// The handler, until it finishes.
+    handling: Option<Pin<Box<F>>>,
+    /// The finished handler's response, sent after the last notification.
+    response: Option<Response>,
+}
+
+impl<F> Stream for EventStream<F>
+where
+    F: Future<Output = Response>,
+{
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(first) = this.first.take() {
+            return Poll::Ready(Some(Ok(sse_frame(&first))));
+        }
+        loop {
+            match this.notes.poll_recv(cx) {
+                Poll::Ready(Some(note)) => return Poll::Ready(Some(Ok(sse_frame(&note)))),
+                Poll::Ready(None) => {
+                    // Every notifier is gone: the response ends the stream.
+                    let response = match (this.response.take(), this.handling.as_mut()) {
+                        (Some(response), _) => response,
+                        (None, Some(handling)) => match handling.as_mut().poll(cx) {
+                            Poll::Ready(response) => response,
+                            Poll::Pending => return Poll::Pending,
+                        },
+                        (None, None) => return Poll::Ready(None),
+                    };
+                    this.handling = None;
+                    return Poll::Ready(Some(Ok(sse_frame(&response.to_json()))));
+                }
+                Poll::Pending => {}
+            }
+            let Some(handling) = this.handling.as_mut() else {
+                return Poll::Pending;
+            };
+            match handling.as_mut().poll(cx) {
+                // Its notifier is dropped now: look at the notes again.
+                Poll::Ready(response) => {
+                    this.handling = None;
+                    this.response = Some(response);
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+/// An event-stream response whose body is `events`.
+fn event_stream<F>(events: EventStream<F>) -> HttpResponse
+where
+    F: Future<Output = Response> + Send + 'static,
+{
+    let mut response = Body::from_stream(events).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    response
+}
+
+/// Asks a proxy (nginx) not to buffer the event stream.
+const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+
+/// One server-sent event carrying the JSON-RPC message `json`.
+fn sse_frame(json: &str) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {json}\n\n"))
+}
+
+/// `response` as `application/json`, with the status its error fixes.
+pub(super) fn json_response(response: &Response) -> HttpResponse {
+    let status = response.error_value().map_or(StatusCode::OK, status_of);
+    json_body(status, response.to_json())
+}
+
+/// A `status` response carrying `json` as `application/json`. Built
+/// directly: a `String` body set through `IntoResponse` would first get a
+/// `text/plain` type, then have it replaced.
+fn json_body(status: StatusCode, json: String) -> HttpResponse {
+    let mut response = HttpResponse::new(Body::from(json));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// The HTTP status of an error response, as 2026-07-28 fixes them.
+fn status_of(error: &McpError) -> StatusCode {
+    match error {
+        McpError::ParseError { .. }
+        | McpError::InvalidRequest { .. }
+        | McpError::InvalidMeta { .. }
+        | McpError::HeaderMismatch { .. }
+        | McpError::MissingClientCapability { .. }
+        | McpError::UnsupportedProtocolVersion { .. } => StatusCode::BAD_REQUEST,
+        McpError::MethodNotFound { .. } => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// A `status` response carrying a JSON-RPC error (code -32600) whose
+/// message is `message`, for a request refused before dispatch.
+pub(super) fn plain_error(status: StatusCode, message: &'static str) -> HttpResponse {
+    let body = format!(r#"{{"jsonrpc":"2.0","error":{{"code":-32600,"message":"{message}"}}}}"#);
+    json_body(status, body)
+}
+
+/// HTTP 401 with `WWW-Authenticate: Bearer`: the bearer token is missing
+/// or was refused.
+pub(super) fn unauthorized() -> HttpResponse {
+    let mut response = plain_error(
+        StatusCode::UNAUTHORIZED,
+        "Unauthorized: a valid bearer token is required",
+    );
+    response
+        .headers_mut()
+        .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_bodies_carry_only_the_json_type() {
+        let response = plain_error(StatusCode::FORBIDDEN, "Forbidden");
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        let types: Vec<_> = response.headers().get_all(CONTENT_TYPE).iter().collect();
+        assert_eq!(types, [HeaderValue::from_static("application/json")]);
+        assert_eq!(response.headers().len(), 1);
+    }
+}
