@@ -6,8 +6,9 @@
 //! cargo run --example tour
 //! ```
 
+use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{CallToolResult, JsonObject, McpError, Tool};
-use mcp_runtime::server::{BoxFuture, Context, Outcome, Server, ToolHandler};
+use mcp_runtime::server::{Context, Outcome, Server, ToolHandler};
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
 

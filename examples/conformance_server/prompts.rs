@@ -1,12 +1,13 @@
 //! The prompts, and the completions of their arguments.
 
+use mcp_runtime::BoxFuture;
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{
     CompleteResult, CompletionArgument, CompletionContext, CompletionReference, ContentBlock,
     PromptMessage, ResourceContents, Role,
 };
 use mcp_runtime::schemars::JsonSchema;
-use mcp_runtime::server::{BoxFuture, CompletionHandler, Context};
+use mcp_runtime::server::{CompletionHandler, Context};
 use serde::Deserialize;
 
 use crate::fixtures::PNG_1X1;

@@ -9,10 +9,10 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::schema::{
     CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema,
-    InputRequest, InputRequiredResult, JsonObject, McpError, Tool,
+    InputRequest, JsonObject, McpError, Tool,
 };
-use mcp_runtime::server::{
-    BoxFuture, Context, Incoming, Notifier, Outcome, ReceiveContext, Server, ToolHandler,
+use mcp_runtime::BoxFuture;
+use mcp_runtime::server::{Ask, Context, Incoming, Notifier, Outcome, ReceiveContext, Server, ToolHandler,
     TransportKind, parse_message,
 };
 use mcp_runtime::state::{InMemoryReplayGuard, RequestStateSigner};
@@ -35,8 +35,8 @@ impl ToolHandler for Confirm {
                 message: "Sure?".into(),
                 requested_schema: ElicitRequestedSchema::default(),
             };
-            let ask = InputRequiredResult::ask("ok", InputRequest::Elicitation(ElicitRequestParams::Form(form)))
-                .with_state(ctx.mint_state("asked")?);
+            let ask = Ask::new("ok", InputRequest::Elicitation(ElicitRequestParams::Form(form)))
+                .resume("asked")?;
             Ok(Outcome::InputRequired(ask))
         })
     }

@@ -8,7 +8,8 @@
 //!
 //! ```no_run
 //! use mcp_runtime::schema::{CallToolResult, Tool};
-//! use mcp_runtime::server::{Server, ToolHandler, Context, Outcome, BoxFuture};
+//! use mcp_runtime::BoxFuture;
+//! use mcp_runtime::server::{Server, ToolHandler, Context, Outcome};
 //! use mcp_runtime::schema::{JsonObject, McpError};
 //!
 //! struct Hello;
@@ -31,11 +32,12 @@
 
 pub mod client;
 pub mod form;
-pub mod receive;
 pub mod schema;
 pub mod server;
 pub mod state;
 pub mod transport;
+
+mod receive_context;
 
 #[doc(hidden)]
 pub mod __private;

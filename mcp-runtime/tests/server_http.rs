@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{
     CallToolResult, ElicitRequestParams, ElicitRequestUrlParams, GetPromptResult, InputRequest,
-    InputRequiredResult, JsonObject, LoggingLevel, McpError, Prompt, PromptMessage, Tool, UrlMode,
+    JsonObject, LoggingLevel, McpError, Prompt, PromptMessage, Tool, UrlMode,
 };
 use mcp_runtime::server::{
-    BoxFuture, Caller, Context, MethodHandler, Outcome, PromptHandler, Server, ToolHandler,
+    Ask, Caller, Context, MethodHandler, Outcome, PromptHandler, Server, ToolHandler,
 };
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
@@ -102,7 +103,7 @@ impl ToolHandler for Probe {
                     std::future::pending::<()>().await;
                     unreachable!("a pending future never completes")
                 }
-                "asks_url" => Ok(Outcome::InputRequired(InputRequiredResult::ask(
+                "asks_url" => Ok(Outcome::InputRequired(Ask::new(
                     "pay",
                     InputRequest::Elicitation(ElicitRequestParams::Url(ElicitRequestUrlParams {
                         mode: UrlMode::Url,
@@ -110,11 +111,7 @@ impl ToolHandler for Probe {
                         url: "https://pay.example/s/1".into(),
                     })),
                 ))),
-                "asks_nothing" => Ok(Outcome::InputRequired(InputRequiredResult {
-                    input_requests: None,
-                    request_state: None,
-                    ..InputRequiredResult::retry_with_state("x")
-                })),
+                "asks_nothing" => Ok(Outcome::InputRequired(Ask::retry())),
                 other => unreachable!("no probe {other}"),
             }
         })
@@ -130,11 +127,7 @@ impl MethodHandler for Extension {
     }
 
     fn handle(&self, _: JsonObject, _: Context) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
-        Box::pin(async {
-            Ok(Outcome::InputRequired(
-                InputRequiredResult::retry_with_state("s"),
-            ))
-        })
+        Box::pin(async { Ok(Outcome::InputRequired(Ask::retry().with_state("s"))) })
     }
 }
 

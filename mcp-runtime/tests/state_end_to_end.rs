@@ -11,12 +11,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{
     BooleanSchema, CallToolResult, ElicitRequestFormParams, ElicitRequestParams,
-    ElicitRequestedSchema, GetPromptResult, InputRequest, InputRequiredResult, JsonObject,
-    McpError, PrimitiveSchemaDefinition, Prompt, PromptArgument, PromptMessage, Tool,
+    ElicitRequestedSchema, GetPromptResult, InputRequest, JsonObject, McpError,
+    PrimitiveSchemaDefinition, Prompt, PromptArgument, PromptMessage, Tool,
 };
-use mcp_runtime::server::{BoxFuture, Context, Outcome, PromptHandler, Server, ToolHandler};
+use mcp_runtime::server::{Ask, Context, Outcome, PromptHandler, Server, ToolHandler};
 use mcp_runtime::state::{
     Binding, InMemoryReplayGuard, ManualClock, RequestStateSigner, SigningKey,
 };
@@ -155,9 +156,9 @@ impl ToolHandler for Deploy {
                     "Deployed to {target}"
                 ))));
             }
+            // The resume value goes out unsigned; dispatch signs it.
             Ok(Outcome::InputRequired(
-                InputRequiredResult::ask("confirm", confirm_request(target))
-                    .with_state(ctx.mint_state(&"awaiting")?),
+                Ask::new("confirm", confirm_request(target)).resume(&"awaiting")?,
             ))
         })
     }
@@ -189,8 +190,9 @@ impl PromptHandler for DeployPrompt {
                     PromptMessage::user(format!("Deployed to {target}")),
                 ])));
             }
+            // Minted by hand, checked by dispatch.
             Ok(Outcome::InputRequired(
-                InputRequiredResult::ask("confirm", confirm_request(target))
+                Ask::new("confirm", confirm_request(target))
                     .with_state(ctx.mint_state(&"awaiting")?),
             ))
         })
@@ -215,8 +217,7 @@ impl ToolHandler for RawState {
         Box::pin(async move {
             Ok(match ctx.request_state() {
                 None => Outcome::InputRequired(
-                    InputRequiredResult::ask("confirm", confirm_request("x"))
-                        .with_state("unsigned-state"),
+                    Ask::new("confirm", confirm_request("x")).with_state("unsigned-state"),
                 ),
                 Some(raw) => Outcome::Complete(CallToolResult::text(format!(
                     "raw={raw} payload={}",
@@ -261,7 +262,7 @@ impl ToolHandler for Forger {
                     .unwrap(),
             };
             Ok(Outcome::InputRequired(
-                InputRequiredResult::ask("confirm", confirm_request("x")).with_state(state),
+                Ask::new("confirm", confirm_request("x")).with_state(state),
             ))
         })
     }

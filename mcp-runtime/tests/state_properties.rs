@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mcp_runtime::receive::{Caller, ReceiveContext, TransportKind};
 use mcp_runtime::schema::JsonObject;
+use mcp_runtime::server::{Caller, ReceiveContext, TransportKind};
 use mcp_runtime::state::{
     Binding, BindingRequest, InMemoryReplayGuard, MAX_STATE_BYTES, ManualClock, ReplayGuard,
     RequestStateSigner, SigningKey, StateError, arguments_digest,

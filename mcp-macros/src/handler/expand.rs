@@ -3,7 +3,7 @@
 //! runtime only through `__private`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{Handler, Kind};
@@ -16,59 +16,93 @@ pub(crate) fn handler(h: &Handler<'_>) -> TokenStream {
     let ident = &func.sig.ident;
     let descriptor = descriptor(h);
     let body = call_body(h);
+    // The call's arguments and context are named only when a parameter
+    // draws on them; otherwise they are `_` and nothing unused is emitted.
+    let drawn = !h.params.is_empty();
+    let named = |name: &str| match drawn {
+        true => format_ident!("{name}").into_token_stream(),
+        false => quote!(_),
+    };
+    let (arguments, variables, ctx) = (
+        named("__mcp_arguments"),
+        named("__mcp_variables"),
+        named("__mcp_ctx"),
+    );
+    let parts = |init: TokenStream| drawn.then(|| quote!(let mut __mcp_parts = #init;));
     let (trait_name, method) = match h.kind {
-        Kind::Tool => (
-            quote!(ToolHandler),
-            quote! {
-                fn call(
-                    &self,
-                    __mcp_arguments: _mcp::JsonObject,
-                    __mcp_ctx: _mcp::Context,
-                ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>> {
-                    let mut __mcp_parts = _mcp::CallParts::new(__mcp_arguments, __mcp_ctx);
-                    #body
-                }
-            },
-        ),
-        Kind::Prompt => (
-            quote!(PromptHandler),
-            quote! {
-                fn get(
-                    &self,
-                    __mcp_arguments: _mcp::BTreeMap<_mcp::String, _mcp::String>,
-                    __mcp_ctx: _mcp::Context,
-                ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::GetPromptResult>, _mcp::McpError>> {
-                    let mut __mcp_parts = _mcp::CallParts::from_strings(__mcp_arguments, __mcp_ctx);
-                    #body
-                }
-            },
-        ),
-        Kind::Resource if h.attrs.uri_template.is_some() => (
-            quote!(ResourceTemplateHandler),
-            quote! {
-                fn read(
-                    &self,
-                    __mcp_uri: _mcp::String,
-                    __mcp_variables: _mcp::BTreeMap<_mcp::String, _mcp::String>,
-                    __mcp_ctx: _mcp::Context,
-                ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
-                    let mut __mcp_parts = _mcp::CallParts::from_strings(__mcp_variables, __mcp_ctx);
-                    #body
-                }
-            },
-        ),
-        Kind::Resource => (
-            quote!(ResourceHandler),
-            quote! {
-                fn read(
-                    &self,
-                    __mcp_ctx: _mcp::Context,
-                ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
-                    let mut __mcp_parts = _mcp::CallParts::new(_mcp::JsonObject::new(), __mcp_ctx);
-                    #body
-                }
-            },
-        ),
+        Kind::Tool => {
+            let parts = parts(quote!(_mcp::CallParts::new(__mcp_arguments, __mcp_ctx)));
+            (
+                quote!(ToolHandler),
+                quote! {
+                    fn call(
+                        &self,
+                        #arguments: _mcp::JsonObject,
+                        #ctx: _mcp::Context,
+                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>> {
+                        #parts
+                        #body
+                    }
+                },
+            )
+        }
+        Kind::Prompt => {
+            let parts = parts(quote!(_mcp::CallParts::from_strings(
+                __mcp_arguments,
+                __mcp_ctx
+            )));
+            (
+                quote!(PromptHandler),
+                quote! {
+                    fn get(
+                        &self,
+                        #arguments: _mcp::BTreeMap<_mcp::String, _mcp::String>,
+                        #ctx: _mcp::Context,
+                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::GetPromptResult>, _mcp::McpError>> {
+                        #parts
+                        #body
+                    }
+                },
+            )
+        }
+        Kind::Resource if h.attrs.uri_template.is_some() => {
+            let parts = parts(quote!(_mcp::CallParts::from_strings(
+                __mcp_variables,
+                __mcp_ctx
+            )));
+            (
+                quote!(ResourceTemplateHandler),
+                quote! {
+                    fn read(
+                        &self,
+                        __mcp_uri: _mcp::String,
+                        #variables: _mcp::BTreeMap<_mcp::String, _mcp::String>,
+                        #ctx: _mcp::Context,
+                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
+                        #parts
+                        #body
+                    }
+                },
+            )
+        }
+        Kind::Resource => {
+            let parts = parts(quote!(_mcp::CallParts::new(
+                _mcp::JsonObject::new(),
+                __mcp_ctx
+            )));
+            (
+                quote!(ResourceHandler),
+                quote! {
+                    fn read(
+                        &self,
+                        #ctx: _mcp::Context,
+                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
+                        #parts
+                        #body
+                    }
+                },
+            )
+        }
     };
     quote! {
         #func
@@ -224,9 +258,9 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
     let convert = match (h.kind, h.output) {
         (_, None) => quote!(::core::unreachable!()),
         (Kind::Tool, Some(ty)) => quote_spanned!(ty.span()=>
-            <#ty as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output, &__mcp_parts)),
+            <#ty as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)),
         (Kind::Prompt, Some(ty)) => quote_spanned!(ty.span()=>
-            <#ty as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output, &__mcp_parts)),
+            <#ty as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output)),
         (Kind::Resource, Some(ty)) => {
             let mime = opt_str(h.attrs.mime_type.as_ref().map(|(m, _)| m.as_str()));
             let uri = match (&h.attrs.uri, &h.attrs.uri_template) {
@@ -235,7 +269,7 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
                 (None, None) => quote!(""),
             };
             quote_spanned!(ty.span()=>
-                <#ty as _mcp::IntoResourceResult>::into_resource_outcome(__mcp_output, &__mcp_parts, #uri, #mime))
+                <#ty as _mcp::IntoResourceResult>::into_resource_outcome(__mcp_output, #uri, #mime))
         }
     };
     // Spanned on the function's name, so a future that is not `Send` is

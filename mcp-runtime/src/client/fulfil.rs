@@ -16,7 +16,7 @@ use crate::form::ElicitForm;
 use crate::schema::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
     ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, ElicitValue, InputRequest,
-    InputRequiredResult, InputResponses, JsonObject, ListRootsResult, ResultType,
+    InputRequiredResult, InputResponses, JsonObject, ListRootsResult, ResultType, input_methods,
 };
 
 type Handler<P, R> = Arc<dyn Fn(P) -> BoxFuture<'static, R> + Send + Sync>;
@@ -100,8 +100,8 @@ impl Handlers {
             InputRequest::Elicitation(ElicitRequestParams::Url(_)) if self.elicit_url.is_none() => {
                 Some("elicitation/create (url)")
             }
-            InputRequest::Sampling(_) if self.sampling.is_none() => Some("sampling/createMessage"),
-            InputRequest::ListRoots if self.roots.is_none() => Some("roots/list"),
+            InputRequest::Sampling(_) if self.sampling.is_none() => Some(input_methods::SAMPLING),
+            InputRequest::ListRoots if self.roots.is_none() => Some(input_methods::LIST_ROOTS),
             _ => None,
         }
     }
@@ -132,11 +132,14 @@ impl Handlers {
                 let handler = self
                     .sampling
                     .as_ref()
-                    .ok_or_else(|| missing("sampling/createMessage"))?;
+                    .ok_or_else(|| missing(input_methods::SAMPLING))?;
                 serde_json::to_value(handler(*params).await)
             }
             InputRequest::ListRoots => {
-                let handler = self.roots.as_ref().ok_or_else(|| missing("roots/list"))?;
+                let handler = self
+                    .roots
+                    .as_ref()
+                    .ok_or_else(|| missing(input_methods::LIST_ROOTS))?;
                 serde_json::to_value(handler(()).await)
             }
         };

@@ -38,6 +38,10 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::schema::request_methods::{
+    COMPLETION_COMPLETE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ,
+    RESOURCES_TEMPLATES_LIST, SERVER_DISCOVER, TOOLS_CALL, TOOLS_LIST,
+};
 use crate::schema::{
     CallToolResult, ClientCapabilities, CompleteResult, Completion, CompletionArgument,
     CompletionContext, CompletionReference, DiscoverResult, ElicitationCapability, GetPromptResult,
@@ -187,7 +191,7 @@ impl Client {
     /// The `Mcp-Param-*` headers mirroring a `tools/call`'s annotated
     /// arguments; null or absent arguments are omitted.
     fn param_headers_for(&self, method: &str, params: &JsonObject) -> Vec<(String, String)> {
-        if method != "tools/call" {
+        if method != TOOLS_CALL {
             return Vec::new();
         }
         let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -261,7 +265,7 @@ impl Client {
 
     /// `server/discover`: versions, capabilities and instructions.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
-        self.request_complete("server/discover", JsonObject::new())
+        self.request_complete(SERVER_DISCOVER, JsonObject::new())
             .await
     }
 
@@ -299,24 +303,24 @@ impl Client {
 
     /// `tools/list`, following `nextCursor` through every page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let tools = self.list_all::<ListToolsResult>("tools/list").await?;
+        let tools = self.list_all::<ListToolsResult>(TOOLS_LIST).await?;
         self.remember_param_headers(&tools);
         Ok(tools)
     }
 
     /// `prompts/list`, following `nextCursor` through every page.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        self.list_all::<ListPromptsResult>("prompts/list").await
+        self.list_all::<ListPromptsResult>(PROMPTS_LIST).await
     }
 
     /// `resources/list`, following `nextCursor` through every page.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        self.list_all::<ListResourcesResult>("resources/list").await
+        self.list_all::<ListResourcesResult>(RESOURCES_LIST).await
     }
 
     /// `resources/templates/list`, following `nextCursor` through every page.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        self.list_all::<ListResourceTemplatesResult>("resources/templates/list")
+        self.list_all::<ListResourceTemplatesResult>(RESOURCES_TEMPLATES_LIST)
             .await
     }
 
@@ -334,7 +338,7 @@ impl Client {
         if let Some(context) = context {
             params.insert("context".into(), to_value(&context)?);
         }
-        let result: CompleteResult = self.request_complete("completion/complete", params).await?;
+        let result: CompleteResult = self.request_complete(COMPLETION_COMPLETE, params).await?;
         Ok(result.completion)
     }
 
@@ -344,7 +348,7 @@ impl Client {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ClientError> {
-        self.fulfilling("tools/call", tool_params(name, arguments))
+        self.fulfilling(TOOLS_CALL, tool_params(name, arguments))
             .await
     }
 
@@ -357,7 +361,7 @@ impl Client {
         arguments: Option<JsonObject>,
         retry: &Retry,
     ) -> Result<Step<CallToolResult>, ClientError> {
-        self.once("tools/call", tool_params(name, arguments), retry)
+        self.once(TOOLS_CALL, tool_params(name, arguments), retry)
             .await
     }
 
@@ -367,7 +371,7 @@ impl Client {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<GetPromptResult, ClientError> {
-        self.fulfilling("prompts/get", tool_params(name, arguments))
+        self.fulfilling(PROMPTS_GET, tool_params(name, arguments))
             .await
     }
 
@@ -378,13 +382,13 @@ impl Client {
         arguments: Option<JsonObject>,
         retry: &Retry,
     ) -> Result<Step<GetPromptResult>, ClientError> {
-        self.once("prompts/get", tool_params(name, arguments), retry)
+        self.once(PROMPTS_GET, tool_params(name, arguments), retry)
             .await
     }
 
     /// `resources/read`, fulfilling input requests until the result is complete.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        self.fulfilling("resources/read", uri_params(uri)).await
+        self.fulfilling(RESOURCES_READ, uri_params(uri)).await
     }
 
     /// One round of `resources/read` (see [`Client::call_tool_once`]).
@@ -393,7 +397,7 @@ impl Client {
         uri: &str,
         retry: &Retry,
     ) -> Result<Step<ReadResourceResult>, ClientError> {
-        self.once("resources/read", uri_params(uri), retry).await
+        self.once(RESOURCES_READ, uri_params(uri), retry).await
     }
 }
 

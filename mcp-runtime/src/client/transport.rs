@@ -11,7 +11,7 @@ use tokio::process::{Child, ChildStdin};
 use tokio::sync::{Mutex, oneshot};
 
 use super::ClientError;
-use crate::schema::{LATEST_PROTOCOL_VERSION, RequestId};
+use crate::schema::{LATEST_PROTOCOL_VERSION, RequestId, request_methods};
 
 type Pending = Arc<std::sync::Mutex<HashMap<RequestId, oneshot::Sender<Value>>>>;
 
@@ -156,11 +156,8 @@ async fn send_http(
         .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
         .header("mcp-method", method.as_str());
     let params = body.get("params");
-    let name = match method.as_str() {
-        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
-        "resources/read" => params.and_then(|p| p.get("uri")),
-        _ => None,
-    };
+    let name =
+        request_methods::target_param(&method).and_then(|key| params.and_then(|p| p.get(key)));
     if let Some(name) = name.and_then(Value::as_str) {
         request = request.header("mcp-name", header_value(name));
     }

@@ -56,6 +56,53 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 /// The JSON-RPC version string every message carries.
 pub const JSONRPC_VERSION: &str = "2.0";
 
+/// The names of the requests a client sends, in both protocol eras. The
+/// server's method table (which era serves which, and how) is built on
+/// these; nothing else spells a method name.
+pub mod request_methods {
+    /// 2026-07-28: the server's versions, capabilities and instructions.
+    pub const SERVER_DISCOVER: &str = "server/discover";
+    /// The tools the server offers.
+    pub const TOOLS_LIST: &str = "tools/list";
+    /// Calls a tool (may ask for input).
+    pub const TOOLS_CALL: &str = "tools/call";
+    /// The prompts the server offers.
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    /// Renders a prompt (may ask for input).
+    pub const PROMPTS_GET: &str = "prompts/get";
+    /// The resources the server offers.
+    pub const RESOURCES_LIST: &str = "resources/list";
+    /// Reads a resource (may ask for input).
+    pub const RESOURCES_READ: &str = "resources/read";
+    /// The resource templates the server offers.
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    /// Suggests values for a prompt or template argument.
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    /// 2026-07-28: a long-lived stream of change notifications.
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    /// 2025 era: opens a session (removed in 2026-07-28).
+    pub const INITIALIZE: &str = "initialize";
+    /// 2025 era: liveness check (removed in 2026-07-28).
+    pub const PING: &str = "ping";
+    /// 2025 era: the session's log level (removed in 2026-07-28).
+    pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    /// 2025 era: subscribes to a resource's updates (removed in 2026-07-28).
+    pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+    /// 2025 era: ends a resource subscription (removed in 2026-07-28).
+    pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+
+    /// The param that names the request's target, which the `Mcp-Name`
+    /// HTTP header mirrors: `name` for `tools/call` and `prompts/get`,
+    /// `uri` for `resources/read`; `None` for every other method.
+    pub fn target_param(method: &str) -> Option<&'static str> {
+        match method {
+            TOOLS_CALL | PROMPTS_GET => Some("name"),
+            RESOURCES_READ => Some("uri"),
+            _ => None,
+        }
+    }
+}
+
 /// Reserved `_meta` keys of the 2026-07-28 revision.
 pub mod meta_keys {
     /// Request `_meta`: the protocol version of this request (required).

@@ -11,10 +11,7 @@ use super::{
     CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ResourceTemplateHandler,
     Server, ToolHandler,
 };
-use crate::schema::{
-    CacheHint, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
-    ServerCapabilities, meta_keys,
-};
+use crate::schema::{CacheHint, Implementation, JsonObject, ServerCapabilities, meta_keys};
 use crate::state::{ReplayGuard, RequestStateSigner};
 
 /// Why a server could not be built. Every problem found is reported, not
@@ -42,20 +39,6 @@ impl std::fmt::Display for BuildError {
 }
 
 impl std::error::Error for BuildError {}
-
-/// Methods of the core protocol, which [`ServerBuilder::method`] cannot take.
-const CORE_METHODS: &[&str] = &[
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "completion/complete",
-    "subscriptions/listen",
-];
 
 /// Collects handlers and settings, then checks them all in [`Self::build`].
 #[must_use = "a builder does nothing until `build()` is called"]
@@ -272,9 +255,9 @@ impl ServerBuilder {
         let mut methods = HashMap::new();
         for handler in self.methods {
             let method = handler.method().to_owned();
-            if CORE_METHODS.contains(&method.as_str()) {
+            if super::methods::is_reserved(&method) {
                 problems.push(format!(
-                    "{method:?} is a core method and cannot be replaced"
+                    "{method:?} is a method of the protocol and cannot be replaced"
                 ));
             } else if methods.insert(method.clone(), handler).is_some() {
                 problems.push(format!("two handlers serve the method {method:?}"));
@@ -291,23 +274,6 @@ impl ServerBuilder {
             return Err(BuildError { problems });
         }
 
-        let capabilities = ServerCapabilities {
-            // Every server serves `subscriptions/listen` for what it offers.
-            tools: (!tools.is_empty()).then_some(ListChangedCapability {
-                list_changed: Some(true),
-            }),
-            prompts: (!prompts.is_empty()).then_some(ListChangedCapability {
-                list_changed: Some(true),
-            }),
-            resources: (!resources.is_empty() || !templates.is_empty()).then_some(
-                ResourcesCapability {
-                    subscribe: Some(true),
-                    list_changed: Some(true),
-                },
-            ),
-            completions: self.completion.is_some().then(JsonObject::new),
-            ..ServerCapabilities::default()
-        };
         let result_meta = self.server_info_in_results.then(|| {
             let mut meta = JsonObject::new();
             meta.insert(
@@ -317,26 +283,28 @@ impl ServerBuilder {
             meta
         });
 
+        let mut registry = Registry {
+            info: self.info,
+            result_meta,
+            instructions: self.instructions,
+            capabilities: ServerCapabilities::default(),
+            cache: self.cache,
+            tools,
+            prompts,
+            resources,
+            templates,
+            completion: self.completion,
+            methods,
+            signer: self.signer,
+            replay_guard: self.replay_guard,
+            shared: Arc::new(self.shared),
+            changes: super::ChangeNotifier::new(),
+            closing: super::subscriptions::Closing::new(),
+            rendered: super::registry::Rendered::default(),
+        };
+        registry.capabilities = super::methods::capabilities(&registry);
         Ok(Server {
-            inner: Arc::new(Registry {
-                info: self.info,
-                result_meta,
-                instructions: self.instructions,
-                capabilities,
-                cache: self.cache,
-                tools,
-                prompts,
-                resources,
-                templates,
-                completion: self.completion,
-                methods,
-                signer: self.signer,
-                replay_guard: self.replay_guard,
-                shared: Arc::new(self.shared),
-                changes: super::ChangeNotifier::new(),
-                closing: super::subscriptions::Closing::new(),
-                rendered: super::registry::Rendered::default(),
-            }),
+            inner: Arc::new(registry),
         })
     }
 }

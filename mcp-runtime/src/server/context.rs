@@ -72,8 +72,6 @@ pub(crate) struct RequestData {
     pub(crate) state_payload: Option<Vec<u8>>,
     /// The server's signer, bound to this request's binding.
     pub(crate) signer: Option<RequestStateSigner>,
-    /// The states minted through [`Context::mint_state`] in this request.
-    pub(crate) minted: super::state_gate::Minted,
     /// Values given to `ServerBuilder::share`, by type.
     pub(crate) shared: std::sync::Arc<super::registry::SharedValues>,
     /// Announces changes to `subscriptions/listen` streams.
@@ -123,8 +121,8 @@ impl Context {
     ///
     /// ```
     /// use mcp_runtime::form::{Answer, ElicitForm, FieldOptions, FormDecoder, FormError, FormSchema};
-    /// use mcp_runtime::schema::{CallToolResult, ElicitRequestedSchema, InputRequiredResult};
-    /// use mcp_runtime::server::{Context, Outcome};
+    /// use mcp_runtime::schema::{CallToolResult, ElicitRequestedSchema};
+    /// use mcp_runtime::server::{Ask, Context, Outcome};
     /// use std::sync::OnceLock;
     ///
     /// // What `#[derive(ElicitForm)]` writes for `struct Confirm { ok: bool }`.
@@ -148,7 +146,7 @@ impl Context {
     ///             Outcome::Complete(CallToolResult::text("Not deployed."))
     ///         }
     ///         Answer::Missing | Answer::Invalid(_) => Outcome::InputRequired(
-    ///             InputRequiredResult::ask("confirm", Confirm::form("Deploy to production?")),
+    ///             Ask::new("confirm", Confirm::form("Deploy to production?")),
     ///         ),
     ///     }
     /// }
@@ -200,17 +198,21 @@ impl Context {
         self.data.signer.as_ref()
     }
 
-    /// Mints the next `requestState` carrying `value` as JSON, bound to this
-    /// request. An error when the server has no signer.
+    /// Mints a `requestState` carrying `value` as JSON, bound to this
+    /// request, for a hand-written handler that sets it with
+    /// [`Ask::with_state`](super::Ask::with_state). An error when the server
+    /// has no signer.
+    ///
+    /// Usually unnecessary: hand the value to [`Ask::resume`](super::Ask::resume)
+    /// (or return a [`Reply`](super::Reply) with `.resume(...)`) and the
+    /// runtime signs it once the handler returns, without verifying it again.
     pub fn mint_state<T: Serialize + ?Sized>(&self, value: &T) -> Result<String, McpError> {
         let signer = self.data.signer.as_ref().ok_or_else(|| {
             McpError::internal("a handler minted a requestState but the server has no signer")
         })?;
-        let state = signer
+        signer
             .sign_json(value)
-            .map_err(|e| McpError::internal(format!("could not mint a requestState: {e}")))?;
-        self.data.minted.record(&state);
-        Ok(state)
+            .map_err(|e| McpError::internal(format!("could not mint a requestState: {e}")))
     }
 
     /// Transport-level facts: transport kind, caller, headers.
@@ -278,7 +280,6 @@ impl Context {
             notifier: Notifier::disabled(),
             state_payload: None,
             signer: None,
-            minted: Default::default(),
             shared: std::sync::Arc::default(),
             changes: super::ChangeNotifier::new(),
         })

@@ -75,7 +75,7 @@ pub trait FromCall: Sized {
 
 impl<T: DeserializeOwned + JsonSchema> FromCall for T {
     fn input_schema() -> Option<JsonObject> {
-        super::describe::schema_of::<T>()
+        super::handler_spec::schema_of::<T>()
     }
 
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::Context;
+use super::{Ask, Context};
 use crate::BoxFuture;
 use crate::schema::{
     CallToolResult, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
-    GetPromptResult, InputRequiredResult, JsonObject, McpError, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate, Tool,
+    GetPromptResult, JsonObject, McpError, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    Tool,
 };
 
 /// What a `tools/call`, `prompts/get` or `resources/read` handler answers:
@@ -19,8 +19,10 @@ use crate::schema::{
 pub enum Outcome<T> {
     /// The final result.
     Complete(T),
-    /// Ask the client for input; it will call the same method again.
-    InputRequired(InputRequiredResult),
+    /// Ask the client for input; it will call the same method again. The
+    /// runtime signs the ask's resume state and checks what it asks for
+    /// against the client's capabilities.
+    InputRequired(Ask),
 }
 
 impl<T> Outcome<T> {

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::HttpRequestHeaders;
-use crate::schema::{JsonObject, McpError, Tool};
+use crate::schema::{JsonObject, McpError, Tool, request_methods};
 
 /// `MCP-Protocol-Version` must be present and equal the `_meta` version.
 pub(crate) fn check_protocol_version(
@@ -39,10 +39,8 @@ pub(crate) fn check_method_and_name(
             )));
         }
     }
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return Ok(()),
+    let Some(key) = request_methods::target_param(method) else {
+        return Ok(());
     };
     let Some(body) = params.get(key).and_then(Value::as_str) else {
         // The body lacks its target; the method's own validation reports it.

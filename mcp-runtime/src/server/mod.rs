@@ -1,36 +1,53 @@
 //! The server: builder, handler traits, request context, and dispatch.
 //!
-//! A request walks one path (see `dispatch`): its `_meta` is validated,
-//! HTTP headers are compared with the body, the protocol version is
-//! checked, the method and its target are resolved, the handler runs, and
-//! its result gets `resultType`, caching hints and `serverInfo` before it
-//! is serialised once.
+//! One request walks one path, file by file:
+//!
+//! - [`dispatch`](self) (`dispatch.rs`): `_meta`, protocol version and HTTP
+//!   header checks, in the specification's order;
+//! - `methods.rs`: the method table, which routes the request to the
+//!   function that serves it;
+//! - `calls.rs` (`tools/call`, `prompts/get`, `resources/read`,
+//!   `completion/complete`, extensions) or `lists.rs` (discovery and lists);
+//! - `state_gate.rs`: the echoed `requestState` verified before the handler
+//!   runs, the next one signed after it returns, and nowhere else;
+//! - the handler, through `extract.rs` (its parameters) and `reply.rs` (its
+//!   return value);
+//! - `input_required.rs`: an [`Ask`] checked and turned into the
+//!   `InputRequiredResult` sent;
+//! - `finish.rs`: `serverInfo` added, the result serialised once, the
+//!   [`Response`].
 
+mod ask;
 mod builder;
+mod calls;
 mod context;
-mod describe;
 mod dispatch;
 mod extract;
+mod finish;
 mod handler;
+mod handler_spec;
 mod headers;
 mod incoming;
+mod input_required;
+mod lists;
+mod methods;
 mod registry;
 mod reply;
 mod state_gate;
 mod subscriptions;
 mod uri_template;
 
-pub use crate::BoxFuture;
-pub use crate::receive::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
+pub use crate::receive_context::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
+pub use ask::Ask;
 pub use builder::{BuildError, ServerBuilder};
 pub use context::{Context, Notifier};
-pub use describe::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
-pub use dispatch::Response;
 pub use extract::{CallParts, Ctx, FromCall, Resume, Shared};
+pub use finish::Response;
 pub use handler::{
     CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,
     ResourceTemplateHandler, ToolHandler,
 };
+pub use handler_spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
 pub use incoming::{Incoming, Request, parse_message};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
 pub use subscriptions::{Change, ChangeNotifier};

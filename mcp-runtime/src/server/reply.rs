@@ -5,10 +5,10 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{CallParts, Outcome};
+use super::{Ask, Outcome};
 use crate::schema::{
-    CallToolResult, ContentBlock, GetPromptResult, InputRequest, InputRequests,
-    InputRequiredResult, JsonObject, McpError, PromptMessage, ReadResourceResult, ResourceContents,
+    CallToolResult, ContentBlock, GetPromptResult, InputRequest, InputRequests, JsonObject,
+    McpError, PromptMessage, ReadResourceResult, ResourceContents,
 };
 
 /// A handler's answer: done, or "ask these, then resume with this state".
@@ -75,7 +75,8 @@ impl<S, T> Reply<S, T> {
     }
 
     /// Sets the state the next round resumes from. The runtime serialises
-    /// it, signs it bound to this request, and sends it as `requestState`.
+    /// it and, once the handler has returned, signs it bound to this
+    /// request and sends it as `requestState`.
     pub fn resume(self, state: S) -> Self {
         match self {
             Self::Ask { requests, .. } => Self::Ask {
@@ -95,16 +96,17 @@ impl<S> Reply<S, CallToolResult> {
 }
 
 impl<S: Serialize, T> Reply<S, T> {
-    /// Turns the reply into an outcome, minting the resume state.
-    fn into_outcome(self, parts: &CallParts) -> Result<Outcome<T>, McpError> {
+    /// Turns the reply into an outcome; the resume state goes out unsigned
+    /// (dispatch signs it once the handler has returned).
+    fn into_outcome(self) -> Result<Outcome<T>, McpError> {
         match self {
             Self::Done(result) => Ok(Outcome::Complete(result)),
             Self::Ask { requests, resume } => {
-                let mut ask = InputRequiredResult::with_requests(requests);
-                if let Some(state) = resume {
-                    ask.request_state = Some(parts.ctx().mint_state(&state)?);
-                }
-                Ok(Outcome::InputRequired(ask))
+                let ask = Ask::requests(requests);
+                Ok(Outcome::InputRequired(match resume {
+                    Some(state) => ask.resume(&state)?,
+                    None => ask,
+                }))
             }
         }
     }
@@ -160,39 +162,39 @@ pub trait IntoToolResult {
     }
 
     /// Turns the value into the call's outcome.
-    fn into_tool_outcome(self, parts: &CallParts) -> Result<Outcome<CallToolResult>, McpError>;
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError>;
 }
 
 impl IntoToolResult for CallToolResult {
-    fn into_tool_outcome(self, _: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         Ok(Outcome::Complete(self))
     }
 }
 
 impl IntoToolResult for String {
-    fn into_tool_outcome(self, _: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         Ok(Outcome::Complete(CallToolResult::text(self)))
     }
 }
 
 impl IntoToolResult for &'static str {
-    fn into_tool_outcome(self, _: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         Ok(Outcome::Complete(CallToolResult::text(self)))
     }
 }
 
 impl IntoToolResult for Vec<ContentBlock> {
-    fn into_tool_outcome(self, _: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         Ok(Outcome::Complete(CallToolResult::new(self)))
     }
 }
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn output_schema() -> Option<JsonObject> {
-        super::describe::schema_of::<T>()
+        super::handler_spec::schema_of::<T>()
     }
 
-    fn into_tool_outcome(self, _: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         let value = serde_json::to_value(&self.0).map_err(|e| {
             McpError::internal(format!("could not serialise structured output: {e}"))
         })?;
@@ -203,8 +205,8 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
 }
 
 impl<S: Serialize> IntoToolResult for Reply<S, CallToolResult> {
-    fn into_tool_outcome(self, parts: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
-        self.into_outcome(parts)
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        self.into_outcome()
     }
 }
 
@@ -213,9 +215,9 @@ impl<T: IntoToolResult> IntoToolResult for Result<T, ToolError> {
         T::output_schema()
     }
 
-    fn into_tool_outcome(self, parts: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         match self {
-            Ok(value) => value.into_tool_outcome(parts),
+            Ok(value) => value.into_tool_outcome(),
             Err(error) => Ok(Outcome::Complete(CallToolResult::error(error.message))),
         }
     }
@@ -226,8 +228,8 @@ impl<T: IntoToolResult> IntoToolResult for Result<T, McpError> {
         T::output_schema()
     }
 
-    fn into_tool_outcome(self, parts: &CallParts) -> Result<Outcome<CallToolResult>, McpError> {
-        self?.into_tool_outcome(parts)
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        self?.into_tool_outcome()
     }
 }
 
@@ -238,23 +240,23 @@ impl<T: IntoToolResult> IntoToolResult for Result<T, McpError> {
 )]
 pub trait IntoPromptResult {
     /// Turns the value into the call's outcome.
-    fn into_prompt_outcome(self, parts: &CallParts) -> Result<Outcome<GetPromptResult>, McpError>;
+    fn into_prompt_outcome(self) -> Result<Outcome<GetPromptResult>, McpError>;
 }
 
 impl IntoPromptResult for GetPromptResult {
-    fn into_prompt_outcome(self, _: &CallParts) -> Result<Outcome<GetPromptResult>, McpError> {
+    fn into_prompt_outcome(self) -> Result<Outcome<GetPromptResult>, McpError> {
         Ok(Outcome::Complete(self))
     }
 }
 
 impl IntoPromptResult for Vec<PromptMessage> {
-    fn into_prompt_outcome(self, _: &CallParts) -> Result<Outcome<GetPromptResult>, McpError> {
+    fn into_prompt_outcome(self) -> Result<Outcome<GetPromptResult>, McpError> {
         Ok(Outcome::Complete(GetPromptResult::new(self)))
     }
 }
 
 impl IntoPromptResult for String {
-    fn into_prompt_outcome(self, _: &CallParts) -> Result<Outcome<GetPromptResult>, McpError> {
+    fn into_prompt_outcome(self) -> Result<Outcome<GetPromptResult>, McpError> {
         Ok(Outcome::Complete(GetPromptResult::new(vec![
             PromptMessage::user(self),
         ])))
@@ -262,14 +264,14 @@ impl IntoPromptResult for String {
 }
 
 impl<S: Serialize> IntoPromptResult for Reply<S, GetPromptResult> {
-    fn into_prompt_outcome(self, parts: &CallParts) -> Result<Outcome<GetPromptResult>, McpError> {
-        self.into_outcome(parts)
+    fn into_prompt_outcome(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        self.into_outcome()
     }
 }
 
 impl<T: IntoPromptResult> IntoPromptResult for Result<T, McpError> {
-    fn into_prompt_outcome(self, parts: &CallParts) -> Result<Outcome<GetPromptResult>, McpError> {
-        self?.into_prompt_outcome(parts)
+    fn into_prompt_outcome(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        self?.into_prompt_outcome()
     }
 }
 
@@ -283,7 +285,6 @@ pub trait IntoResourceResult {
     /// the resource's, for results that do not name them.
     fn into_resource_outcome(
         self,
-        parts: &CallParts,
         uri: &str,
         mime_type: Option<&str>,
     ) -> Result<Outcome<ReadResourceResult>, McpError>;
@@ -292,7 +293,6 @@ pub trait IntoResourceResult {
 impl IntoResourceResult for ReadResourceResult {
     fn into_resource_outcome(
         self,
-        _: &CallParts,
         _: &str,
         _: Option<&str>,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
@@ -303,7 +303,6 @@ impl IntoResourceResult for ReadResourceResult {
 impl IntoResourceResult for Vec<ResourceContents> {
     fn into_resource_outcome(
         self,
-        _: &CallParts,
         _: &str,
         _: Option<&str>,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
@@ -314,7 +313,6 @@ impl IntoResourceResult for Vec<ResourceContents> {
 impl IntoResourceResult for ResourceContents {
     fn into_resource_outcome(
         self,
-        _: &CallParts,
         _: &str,
         _: Option<&str>,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
@@ -325,7 +323,6 @@ impl IntoResourceResult for ResourceContents {
 impl IntoResourceResult for String {
     fn into_resource_outcome(
         self,
-        _: &CallParts,
         uri: &str,
         mime_type: Option<&str>,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
@@ -342,21 +339,19 @@ impl IntoResourceResult for String {
 impl<S: Serialize> IntoResourceResult for Reply<S, ReadResourceResult> {
     fn into_resource_outcome(
         self,
-        parts: &CallParts,
         _: &str,
         _: Option<&str>,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        self.into_outcome(parts)
+        self.into_outcome()
     }
 }
 
 impl<T: IntoResourceResult> IntoResourceResult for Result<T, McpError> {
     fn into_resource_outcome(
         self,
-        parts: &CallParts,
         uri: &str,
         mime_type: Option<&str>,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        self?.into_resource_outcome(parts, uri, mime_type)
+        self?.into_resource_outcome(uri, mime_type)
     }
 }

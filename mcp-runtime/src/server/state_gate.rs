@@ -1,113 +1,98 @@
-//! Where the server enforces the request-state contract: every echoed
-//! state is verified (and claimed, with single use) before the handler
-//! runs, and every state a handler hands out must verify under the same
-//! binding. One place, for the three methods that may ask for input.
+//! Both ends of `requestState`, in one place.
+//!
+//! [`StateGate::open`] binds the server's signer to the request (caller,
+//! method, target, arguments digest: computed here, once) and verifies the
+//! echoed state, claiming it with the replay guard, **before** the handler
+//! runs. [`StateGate::seal`] signs the resume value the handler handed back
+//! **after** it returns, with the same bound signer. Nothing else in the
+//! server verifies or signs a state.
 
-use std::sync::{Arc, Mutex, PoisonError};
-
-use super::Context;
+use super::ask::NextState;
 use super::context::RequestData;
 use super::registry::Registry;
-use crate::schema::{InputRequiredResult, McpError};
+use crate::schema::McpError;
 use crate::state::{BindingRequest, RequestStateSigner, StateError};
 
-/// One request's passage through the gate: the signer bound to the
-/// request, and the request's data (shared with its context), where the
-/// states the context mints are recorded.
-pub(crate) struct Gate {
-    signer: RequestStateSigner,
-    data: Arc<RequestData>,
+/// One request's passage through the gate.
+pub(crate) struct StateGate {
+    /// The server's signer bound to this request; `None` without a signer.
+    signer: Option<RequestStateSigner>,
 }
 
-/// The states a request's context minted (with its bound signer), so the
-/// outgoing check need not verify them again.
-#[derive(Debug, Default)]
-pub(crate) struct Minted(Mutex<Vec<String>>);
-
-impl Clone for Minted {
-    fn clone(&self) -> Self {
-        Self(Mutex::new(
-            self.0
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone(),
-        ))
-    }
-}
-
-impl Minted {
-    /// Remembers a state minted with the request's bound signer.
-    pub(crate) fn record(&self, state: &str) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(state.to_owned());
+impl StateGate {
+    /// A gate for a server without a signer: echoed states reach the handler
+    /// unverified, and a resume value cannot be signed.
+    pub(crate) fn unsigned() -> Self {
+        Self { signer: None }
     }
 
-    fn contains(&self, state: &str) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .any(|minted| minted == state)
-    }
-}
-
-/// Verifies the echoed state of `ctx` under the binding of `request`, puts
-/// the payload and the bound signer into `ctx`, and returns the gate the
-/// outgoing result passes through.
-pub(crate) async fn open(
-    registry: &Registry,
-    ctx: &mut Context,
-    request: BindingRequest<'_>,
-) -> Result<Option<Gate>, McpError> {
-    let Some(signer) = &registry.signer else {
-        return Ok(None);
-    };
-    let bound = signer.bind_to(signer.bind_for(&request, &ctx.data.receive));
-    if let Some(state) = &ctx.data.request_state {
-        let verified = bound
-            .verify(state)
-            .map_err(|reason| refuse(&request, &reason))?;
-        if let Some(guard) = &registry.replay_guard {
-            match guard
-                .claim(verified.fingerprint(), verified.expires_at())
-                .await
-            {
-                Ok(true) => {}
-                Ok(false) => return Err(refuse(&request, &StateError::Replayed)),
-                Err(error) => {
-                    return Err(McpError::internal(format!(
-                        "cannot check requestState for single use, refusing: {error}"
-                    )));
+    /// Binds the signer to `request` and verifies the echoed state in
+    /// `data` under that binding. The verified payload and the bound signer
+    /// (for handlers that mint by hand) go into `data`. Any failure is the
+    /// fixed `-32602`; the reason goes to the log only.
+    pub(crate) async fn open(
+        registry: &Registry,
+        request: BindingRequest<'_>,
+        data: &mut RequestData,
+    ) -> Result<Self, McpError> {
+        let Some(signer) = &registry.signer else {
+            return Ok(Self::unsigned());
+        };
+        let bound = signer.bind_to(signer.bind_for(&request, &data.receive));
+        if let Some(state) = &data.request_state {
+            let verified = bound
+                .verify(state)
+                .map_err(|reason| refuse(&request, &reason))?;
+            if let Some(guard) = &registry.replay_guard {
+                match guard
+                    .claim(verified.fingerprint(), verified.expires_at())
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => return Err(refuse(&request, &StateError::Replayed)),
+                    Err(error) => {
+                        return Err(McpError::internal(format!(
+                            "cannot check requestState for single use, refusing: {error}"
+                        )));
+                    }
                 }
             }
+            data.state_payload = Some(verified.into_payload());
         }
-        ctx.data_mut().state_payload = Some(verified.into_payload());
+        data.signer = Some(bound.clone());
+        Ok(Self {
+            signer: Some(bound),
+        })
     }
-    ctx.data_mut().signer = Some(bound.clone());
-    Ok(Some(Gate {
-        signer: bound,
-        data: Arc::clone(&ctx.data),
-    }))
-}
 
-/// Refuses an outgoing state that does not verify under the request's
-/// binding, so a handler cannot mint under a binding of its own. A state
-/// the context minted with the bound signer is known good and is not
-/// verified again.
-pub(crate) fn check_outgoing(
-    gate: Option<&Gate>,
-    ask: &InputRequiredResult,
-) -> Result<(), McpError> {
-    match (gate, &ask.request_state) {
-        (Some(gate), Some(state)) if gate.data.minted.contains(state) => Ok(()),
-        (Some(Gate { signer, .. }), Some(state)) => signer.verify(state).map(|_| ()).map_err(|reason| {
-            McpError::internal(format!(
-                "a handler returned a requestState that does not verify under this request's binding ({reason}); mint it with the context's signer"
-            ))
-        }),
-        _ => Ok(()),
+    /// The `requestState` to send with an input-required result: the
+    /// handler's resume value signed under this request's binding, or the
+    /// token it minted itself, checked to verify under that binding (so a
+    /// handler cannot hand out a state bound to another call). Either
+    /// failure is `-32603`: the handler, not the client, is at fault.
+    pub(crate) fn seal(&self, next: NextState) -> Result<Option<String>, McpError> {
+        match (next, &self.signer) {
+            (NextState::None, _) => Ok(None),
+            (NextState::Resume(payload), Some(signer)) => {
+                signer.sign(&payload).map(Some).map_err(|error| {
+                    McpError::internal(format!("could not sign the resume state: {error}"))
+                })
+            }
+            (NextState::Resume(_), None) => Err(McpError::internal(
+                "a handler returned a resume state but the server has no signer \
+                 (set one with ServerBuilder::request_state_signer)",
+            )),
+            (NextState::Token(token), Some(signer)) => match signer.verify(&token) {
+                Ok(_) => Ok(Some(token)),
+                Err(reason) => Err(McpError::internal(format!(
+                    "a handler returned a requestState that does not verify under this \
+                     request's binding ({reason}); return the resume value instead, or mint \
+                     it with the context's signer"
+                ))),
+            },
+            // Without a signer the state is the handler's own business.
+            (NextState::Token(token), None) => Ok(Some(token)),
+        }
     }
 }
 

@@ -3,7 +3,10 @@
 
 use tokio::sync::{broadcast, watch};
 
+use super::finish::{add_server_info, serialise};
+use super::methods::Call;
 use super::{Context, registry::Registry};
+use crate::BoxFuture;
 use crate::schema::{
     JsonObject, McpError, NotificationParams, ResourceUpdatedNotificationParams,
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult,
@@ -139,10 +142,22 @@ async fn closed(closing: &mut watch::Receiver<bool>) {
     }
 }
 
+/// `subscriptions/listen`, as the method table calls it: the stream, then
+/// its closing result with `serverInfo`.
+pub(crate) fn listen(registry: &Registry, call: Call) -> BoxFuture<'_, Result<String, McpError>> {
+    Box::pin(async move {
+        let mut result = stream(registry, &call.params, Context::from_data(call.data)).await?;
+        if let Some(server_meta) = &registry.result_meta {
+            add_server_info(server_meta, &mut result.meta);
+        }
+        serialise(&result)
+    })
+}
+
 /// Serves one `subscriptions/listen` request until the client goes away
 /// (the transport drops this future) or the server shuts down (then the
 /// closing result is returned).
-pub(crate) async fn listen(
+async fn stream(
     registry: &Registry,
     params: &JsonObject,
     ctx: Context,

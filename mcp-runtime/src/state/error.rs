@@ -38,9 +38,6 @@ pub enum StateError {
     },
     /// The token was already used once and single use is on.
     Replayed,
-    /// The verified payload does not decode into the handler's state type
-    /// (for instance, minted by an older build).
-    Undecodable(String),
     /// The payload could not be encoded or encrypted.
     Encoding(String),
 }
@@ -61,7 +58,6 @@ impl fmt::Display for StateError {
                 write!(f, "state expired at {expired_at} (now {now})")
             }
             Self::Replayed => f.write_str("state was already used (single use)"),
-            Self::Undecodable(why) => write!(f, "state payload does not decode: {why}"),
             Self::Encoding(why) => write!(f, "state could not be encoded: {why}"),
         }
     }

@@ -4,13 +4,12 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use super::keys::SigningKey;
 use super::{
     Binding, BindingRequest, Clock, KeyError, StateError, SystemClock, arguments_digest, token,
 };
-use crate::receive::ReceiveContext;
+use crate::receive_context::ReceiveContext;
 
 /// The largest incoming state accepted: 16 KiB. Longer ones are refused
 /// before any decoding, and minting refuses to produce one.
@@ -80,11 +79,6 @@ impl VerifiedState {
     /// Takes the payload.
     pub fn into_payload(self) -> Vec<u8> {
         self.payload
-    }
-
-    /// Decodes a JSON payload into `T`.
-    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, StateError> {
-        serde_json::from_slice(&self.payload).map_err(|e| StateError::Undecodable(e.to_string()))
     }
 
     /// When the state expires (Unix seconds).

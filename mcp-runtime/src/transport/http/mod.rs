@@ -30,8 +30,9 @@ use tokio::sync::mpsc;
 
 pub use guard::HostPolicy;
 
+use crate::BoxFuture;
 use crate::server::{
-    BoxFuture, Caller, Incoming, Notifier, ReceiveContext, Server, TransportKind, parse_message,
+    Caller, Incoming, Notifier, ReceiveContext, Server, TransportKind, parse_message,
 };
 use request::{accepted, bearer_token, is_json_content, mcp_headers, read_body};
 use respond::{NOTE_BUFFER, guarded, json_response, plain_error, respond, unauthorized};

@@ -42,10 +42,7 @@ const _: () = {
                     String,
                 > as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
                 let __mcp_output = greeting(__mcp_arg0).await;
-                <String as _mcp::IntoPromptResult>::into_prompt_outcome(
-                    __mcp_output,
-                    &__mcp_parts,
-                )
+                <String as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output)
             })
         }
     }

@@ -26,20 +26,15 @@ const _: () = {
         }
         fn read(
             &self,
-            __mcp_ctx: _mcp::Context,
+            _: _mcp::Context,
         ) -> _mcp::BoxFuture<
             '_,
             _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>,
         > {
-            let mut __mcp_parts = _mcp::CallParts::new(
-                _mcp::JsonObject::new(),
-                __mcp_ctx,
-            );
             _mcp::Box::pin(async move {
                 let __mcp_output = readme().await;
                 <String as _mcp::IntoResourceResult>::into_resource_outcome(
                     __mcp_output,
-                    &__mcp_parts,
                     "file:///README.md",
                     _mcp::Option::Some("text/markdown"),
                 )
@@ -95,7 +90,6 @@ const _: () = {
                     McpError,
                 > as _mcp::IntoResourceResult>::into_resource_outcome(
                     __mcp_output,
-                    &__mcp_parts,
                     &__mcp_uri,
                     _mcp::Option::None,
                 )

@@ -53,7 +53,7 @@ const _: () = {
                 <Result<
                     String,
                     ToolError,
-                > as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output, &__mcp_parts)
+                > as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
             })
         }
     }

@@ -1,5 +1,6 @@
-//! Descriptors of macro-generated handlers, built from what the macro read
-//! off the function and what the parameter and return types contribute.
+//! What the macros read off a handler function (`ToolSpec`, `PromptSpec`,
+//! `ResourceSpec`), and the descriptors built from it together with what
+//! the parameter and return types contribute (input and output schemas).
 
 use serde_json::Value;
 

@@ -1,0 +1,142 @@
+//! What a handler that cannot finish without the client returns: the
+//! questions, and the state its retry resumes from, not yet signed.
+
+use serde::Serialize;
+
+use crate::schema::{InputRequest, InputRequests, InputRequiredResult, JsonObject, McpError};
+
+/// A handler's request for input: what to ask the client, and the state
+/// the client's retry resumes from.
+///
+/// The resume state is handed over **unsigned**: after the handler returns,
+/// dispatch signs it with the server's signer bound to this request
+/// (caller, method, target, arguments) and sends the token as
+/// `requestState`. On the retry it is verified under the same binding
+/// before the handler runs, and reaches it as [`Resume<S>`](super::Resume)
+/// or [`Context::state`](super::Context::state).
+///
+/// ```
+/// use mcp_runtime::schema::InputRequest;
+/// use mcp_runtime::server::Ask;
+///
+/// #[derive(serde::Serialize)]
+/// enum Step { AwaitingLogin }
+///
+/// let ask = Ask::new("login", InputRequest::elicit_url("Sign in first.", "https://example.com/login"))
+///     .resume(&Step::AwaitingLogin)?;
+/// assert!(ask.input_requests().is_some_and(|r| r.contains_key("login")));
+/// # Ok::<(), mcp_runtime::schema::McpError>(())
+/// ```
+///
+/// A hand-written handler may also mint the token itself
+/// ([`Context::mint_state`](super::Context::mint_state)) and pass it with
+/// [`Ask::with_state`]; dispatch then checks that it verifies under this
+/// request's binding (`-32603` otherwise). On a server without a signer,
+/// `with_state` passes any opaque string through unchecked.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "an ask does nothing unless the handler returns it"]
+pub struct Ask {
+    pub(crate) requests: Option<InputRequests>,
+    pub(crate) state: NextState,
+    pub(crate) meta: Option<JsonObject>,
+}
+
+/// The state an ask resumes from, as the handler handed it over.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum NextState {
+    /// No state: the retry starts from the arguments and answers alone.
+    None,
+    /// A serialised resume value, signed by dispatch after the handler returns.
+    Resume(Vec<u8>),
+    /// A token the handler minted (checked by dispatch), or any opaque
+    /// string on a server without a signer (passed through).
+    Token(String),
+}
+
+impl Ask {
+    /// Asks for one input under `key`.
+    pub fn new(key: impl Into<String>, request: InputRequest) -> Self {
+        Self::requests(InputRequests::from([(key.into(), request)]))
+    }
+
+    /// Asks for several inputs, by key.
+    pub fn requests(requests: InputRequests) -> Self {
+        Self {
+            requests: Some(requests),
+            state: NextState::None,
+            meta: None,
+        }
+    }
+
+    /// Asks for nothing, only for a retry (load shedding, say). It must
+    /// carry a state: give one with [`Self::resume`] or [`Self::with_state`].
+    pub fn retry() -> Self {
+        Self {
+            requests: None,
+            state: NextState::None,
+            meta: None,
+        }
+    }
+
+    /// Asks for one more input under `key`.
+    pub fn and_ask(mut self, key: impl Into<String>, request: InputRequest) -> Self {
+        self.requests
+            .get_or_insert_with(InputRequests::new)
+            .insert(key.into(), request);
+        self
+    }
+
+    /// Sets the value the retry resumes from. It is serialised as JSON now
+    /// and signed by the runtime once the handler returns.
+    pub fn resume<S: Serialize + ?Sized>(self, state: &S) -> Result<Self, McpError> {
+        let payload = serde_json::to_vec(state).map_err(|error| {
+            McpError::internal(format!("could not serialise the resume state: {error}"))
+        })?;
+        Ok(self.resume_payload(payload))
+    }
+
+    /// Sets the resume state as raw bytes (signed by the runtime, handed
+    /// back by [`Context::state_payload`](super::Context::state_payload)).
+    pub fn resume_payload(mut self, payload: impl Into<Vec<u8>>) -> Self {
+        self.state = NextState::Resume(payload.into());
+        self
+    }
+
+    /// Sets `requestState` to a token the handler minted itself with
+    /// [`Context::mint_state`](super::Context::mint_state). The runtime
+    /// checks it verifies under this request's binding.
+    pub fn with_state(mut self, token: impl Into<String>) -> Self {
+        self.state = NextState::Token(token.into());
+        self
+    }
+
+    /// Sets the result's `_meta`.
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// What is asked, by key.
+    pub fn input_requests(&self) -> Option<&InputRequests> {
+        self.requests.as_ref()
+    }
+
+    /// Whether the ask carries a state (a resume value or a token).
+    pub fn has_state(&self) -> bool {
+        !matches!(self.state, NextState::None)
+    }
+}
+
+/// A result built by hand: its `requestState`, if any, is taken as a token
+/// the handler minted ([`Ask::with_state`]).
+impl From<InputRequiredResult> for Ask {
+    fn from(result: InputRequiredResult) -> Self {
+        Self {
+            requests: result.input_requests,
+            state: result
+                .request_state
+                .map_or(NextState::None, NextState::Token),
+            meta: result.meta,
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The methods that run the application's handlers. `tools/call`,
+//! `prompts/get` and `resources/read` may ask for input: each takes the
+//! round's answers and echoed state, passes the [`StateGate`] before its
+//! handler runs, and finishes what the handler returns through it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::finish::{finish, finish_extension};
+use super::input_required::{DeclaredInputs, finish_outcome};
+use super::methods::Call;
+use super::registry::Registry;
+use super::state_gate::StateGate;
+use super::{Context, MethodHandler, Outcome, headers};
+use crate::BoxFuture;
+use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
+use crate::schema::{CompleteRequestParams, JsonObject, McpError};
+use crate::state::BindingRequest;
+
+type Served<'a> = BoxFuture<'a, Result<String, McpError>>;
+
+/// `tools/call`.
+pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
+    Box::pin(async move {
+        let Call {
+            mut params,
+            mut data,
+        } = call;
+        take_round_trip(&mut params, &mut data)?;
+        let name = required_string(&params, "name")?;
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(arguments)) => arguments,
+            Some(_) => return Err(McpError::invalid_params("arguments must be an object")),
+        };
+        let Some((tool, handler)) = registry.tools.get(&name) else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
+        };
+        if let Some(headers) = &data.receive.headers {
+            headers::check_param_headers(headers, tool, &arguments)?;
+        }
+        let binding = BindingRequest {
+            method: TOOLS_CALL,
+            target: &name,
+            arguments: &arguments,
+        };
+        let gate = StateGate::open(registry, binding, &mut data).await?;
+        let declared = DeclaredInputs::of(&data.meta.client_capabilities);
+        let outcome = handler.call(arguments, Context::from_data(data)).await?;
+        finish_outcome(registry, outcome, declared, &gate)
+    })
+}
+
+/// `prompts/get`.
+pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
+    Box::pin(async move {
+        let Call {
+            mut params,
+            mut data,
+        } = call;
+        take_round_trip(&mut params, &mut data)?;
+        let name = required_string(&params, "name")?;
+        let arguments: BTreeMap<String, String> = match params.remove("arguments") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(Value::Object(arguments)) => arguments
+                .into_iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => Ok((k, s)),
+                    _ => Err(McpError::invalid_params(format!(
+                        "prompt argument {k:?} must be a string"
+                    ))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(McpError::invalid_params("arguments must be an object")),
+        };
+        let Some((prompt, handler)) = registry.prompts.get(&name) else {
+            return Err(McpError::invalid_params(format!("Unknown prompt: {name}")));
+        };
+        let missing: Vec<&str> = prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(McpError::invalid_params(format!(
+                "prompt {name:?} is missing required arguments: {}",
+                missing.join(", ")
+            )));
+        }
+        let gate = if registry.signer.is_some() {
+            // The binding digests arguments as JSON: the strings, as sent.
+            let as_json: JsonObject = arguments
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            let binding = BindingRequest {
+                method: PROMPTS_GET,
+                target: &name,
+                arguments: &as_json,
+            };
+            StateGate::open(registry, binding, &mut data).await?
+        } else {
+            StateGate::unsigned()
+        };
+        let declared = DeclaredInputs::of(&data.meta.client_capabilities);
+        let outcome = handler.get(arguments, Context::from_data(data)).await?;
+        finish_outcome(registry, outcome, declared, &gate)
+    })
+}
+
+/// `resources/read`: a resource with a fixed URI first, then the first
+/// template that matches. An empty result is "not found", as is no match.
+pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
+    Box::pin(async move {
+        let Call {
+            mut params,
+            mut data,
+        } = call;
+        take_round_trip(&mut params, &mut data)?;
+        let uri = required_string(&params, "uri")?;
+        let fixed = registry.resources.get(&uri).map(|(_, handler)| handler);
+        let templated = match fixed {
+            Some(_) => None,
+            None => registry.templates.iter().find_map(|(entry, handler)| {
+                entry.matcher.matches(&uri).map(|vars| (handler, vars))
+            }),
+        };
+        if fixed.is_none() && templated.is_none() {
+            return Err(McpError::ResourceNotFound { uri });
+        }
+        let no_arguments = JsonObject::new();
+        let binding = BindingRequest {
+            method: RESOURCES_READ,
+            target: &uri,
+            arguments: &no_arguments,
+        };
+        let gate = StateGate::open(registry, binding, &mut data).await?;
+        let declared = DeclaredInputs::of(&data.meta.client_capabilities);
+        let ctx = Context::from_data(data);
+        let outcome = match (fixed, templated) {
+            (Some(handler), _) => handler.read(ctx).await?,
+            (None, Some((handler, variables))) => handler.read(uri.clone(), variables, ctx).await?,
+            (None, None) => return Err(McpError::ResourceNotFound { uri }),
+        };
+        if matches!(&outcome, Outcome::Complete(result) if result.contents.is_empty()) {
+            return Err(McpError::ResourceNotFound { uri });
+        }
+        finish_outcome(registry, outcome, declared, &gate)
+    })
+}
+
+/// `completion/complete`.
+pub(crate) fn complete(registry: &Registry, call: Call) -> Served<'_> {
+    Box::pin(async move {
+        let Some(handler) = &registry.completion else {
+            return Err(McpError::MethodNotFound {
+                method: call.data.method.into_owned(),
+            });
+        };
+        let params: CompleteRequestParams = serde_json::from_value(Value::Object(call.params))
+            .map_err(|e| McpError::invalid_params(format!("invalid completion params: {e}")))?;
+        let result = handler
+            .complete(
+                params.reference,
+                params.argument,
+                params.context,
+                Context::from_data(call.data),
+            )
+            .await?;
+        finish(registry, result)
+    })
+}
+
+/// A method registered with `ServerBuilder::method`. Only the three methods
+/// above may ask for input.
+pub(crate) async fn extension(
+    registry: &Registry,
+    handler: Arc<dyn MethodHandler>,
+    call: Call,
+) -> Result<String, McpError> {
+    let method = call.data.method.clone();
+    match handler
+        .handle(call.params, Context::from_data(call.data))
+        .await?
+    {
+        Outcome::Complete(value) => finish_extension(registry, value),
+        Outcome::InputRequired(_) => Err(McpError::internal(format!(
+            "the handler of {method} returned an input_required result, \
+             which only tools/call, prompts/get and resources/read may return"
+        ))),
+    }
+}
+
+/// Takes `inputResponses` and `requestState` out of the params into the
+/// request's data, checking their shapes: an object of objects, and a
+/// string.
+fn take_round_trip(
+    params: &mut JsonObject,
+    data: &mut super::context::RequestData,
+) -> Result<(), McpError> {
+    data.input_responses = match params.remove("inputResponses") {
+        None => None,
+        Some(Value::Object(map)) => {
+            if let Some((key, _)) = map.iter().find(|(_, v)| !v.is_object()) {
+                return Err(McpError::invalid_params(format!(
+                    "inputResponses[{key:?}] must be an object"
+                )));
+            }
+            Some(map)
+        }
+        Some(_) => {
+            return Err(McpError::invalid_params(
+                "inputResponses must be an object of objects",
+            ));
+        }
+    };
+    data.request_state = match params.remove("requestState") {
+        None => None,
+        Some(Value::String(state)) => Some(state),
+        Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
+    };
+    Ok(())
+}
+
+fn required_string(params: &JsonObject, key: &str) -> Result<String, McpError> {
+    match params.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(McpError::invalid_params(format!(
+            "params.{key} must be a string"
+        ))),
+        None => Err(McpError::invalid_params(format!(
+            "params.{key} is required"
+        ))),
+    }
+}

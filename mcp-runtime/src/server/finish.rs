@@ -1,0 +1,159 @@
+//! Finishing a result: `serverInfo` in its `_meta`, serialised once, and
+//! the [`Response`] a transport writes back.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::registry::Registry;
+use crate::schema::{
+    CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, InputRequiredResult,
+    JsonObject, JsonRpcErrorResponse, JsonRpcVersion, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, McpError,
+    ReadResourceResult, RequestId, ResultType,
+};
+
+/// The response to one request: a serialised result or an error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    id: Option<RequestId>,
+    body: Body,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Body {
+    /// The result object, already serialised as compact JSON.
+    Result(String),
+    Error(McpError),
+}
+
+impl Response {
+    /// A successful response carrying `result`, already serialised.
+    pub(crate) fn result(id: RequestId, result: String) -> Self {
+        Self {
+            id: Some(id),
+            body: Body::Result(result),
+        }
+    }
+
+    /// An error response; `id` is `None` only when the request's id was unreadable.
+    pub fn error(id: Option<RequestId>, error: McpError) -> Self {
+        Self {
+            id,
+            body: Body::Error(error),
+        }
+    }
+
+    /// The id of the request this answers.
+    pub fn id(&self) -> Option<&RequestId> {
+        self.id.as_ref()
+    }
+
+    /// The error, when this is an error response.
+    pub fn error_value(&self) -> Option<&McpError> {
+        match &self.body {
+            Body::Error(e) => Some(e),
+            Body::Result(_) => None,
+        }
+    }
+
+    /// The whole JSON-RPC response as compact, single-line JSON.
+    pub fn to_json(&self) -> String {
+        match &self.body {
+            Body::Result(result) => {
+                let id = self
+                    .id
+                    .as_ref()
+                    .and_then(|id| serde_json::to_string(id).ok())
+                    .unwrap_or_else(|| "null".to_owned());
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+            }
+            Body::Error(error) => {
+                let response = JsonRpcErrorResponse {
+                    jsonrpc: JsonRpcVersion,
+                    id: self.id.clone(),
+                    error: error.to_object(),
+                };
+                serde_json::to_string(&response).unwrap_or_else(|_| {
+                    r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#
+                        .to_owned()
+                })
+            }
+        }
+    }
+}
+
+/// Gives result types uniform access to their `_meta`.
+pub(crate) trait ResultMeta: Serialize {
+    fn meta_mut(&mut self) -> &mut Option<JsonObject>;
+}
+
+macro_rules! result_meta {
+    ($($ty:ty),* $(,)?) => {$(
+        impl ResultMeta for $ty {
+            fn meta_mut(&mut self) -> &mut Option<JsonObject> {
+                &mut self.meta
+            }
+        }
+    )*};
+}
+
+result_meta!(
+    DiscoverResult,
+    ListToolsResult,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    CallToolResult,
+    GetPromptResult,
+    ReadResourceResult,
+    CompleteResult,
+    InputRequiredResult,
+);
+
+/// Adds `serverInfo` to the result's `_meta` and serialises it once.
+pub(crate) fn finish<R: ResultMeta>(
+    registry: &Registry,
+    mut result: R,
+) -> Result<String, McpError> {
+    if let Some(server_meta) = &registry.result_meta {
+        add_server_info(
+            server_meta,
+            result.meta_mut().get_or_insert_with(JsonObject::new),
+        );
+    }
+    serialise(&result)
+}
+
+/// An extension method's result: an object, given `resultType` and `serverInfo`.
+pub(crate) fn finish_extension(registry: &Registry, value: Value) -> Result<String, McpError> {
+    let Value::Object(mut object) = value else {
+        return Err(McpError::internal(
+            "an extension method's result must be a JSON object",
+        ));
+    };
+    object
+        .entry("resultType")
+        .or_insert_with(|| Value::from(ResultType::Complete.as_str()));
+    if let Some(server_meta) = &registry.result_meta
+        && let Value::Object(meta) = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(JsonObject::new()))
+    {
+        add_server_info(server_meta, meta);
+    }
+    serialise(&object)
+}
+
+/// Adds the `serverInfo` entries to a result's `_meta`, keeping any key the
+/// handler set itself.
+pub(crate) fn add_server_info(server_meta: &JsonObject, meta: &mut JsonObject) {
+    for (key, value) in server_meta {
+        meta.entry(key.clone()).or_insert_with(|| value.clone());
+    }
+}
+
+/// A result as compact JSON.
+pub(crate) fn serialise<T: Serialize>(result: &T) -> Result<String, McpError> {
+    serde_json::to_string(result)
+        .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))
+}
