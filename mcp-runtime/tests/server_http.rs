@@ -405,6 +405,43 @@ async fn missing_required_prompt_arguments_are_invalid_params() {
     );
 }
 
+/// An extension whose method name is chosen by the test.
+struct Named(&'static str);
+
+impl MethodHandler for Named {
+    fn method(&self) -> &str {
+        self.0
+    }
+
+    fn handle(&self, _: JsonObject, _: Context) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
+        Box::pin(async { Ok(Outcome::Complete(json!({}))) })
+    }
+}
+
+#[test]
+fn an_extension_cannot_take_a_method_of_either_era() {
+    // `tools/call` is served; `ping` and `initialize` are 2025-era methods
+    // that 2026-07-28 removed: all three are the protocol's.
+    let error = Server::builder("ext", "1")
+        .method(Named("tools/call"))
+        .method(Named("ping"))
+        .method(Named("initialize"))
+        .method(Named("io.example/fine"))
+        .build()
+        .unwrap_err();
+    let problems = error.problems();
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    for method in ["tools/call", "ping", "initialize"] {
+        assert!(
+            problems
+                .iter()
+                .any(|p| p
+                    == &format!("{method:?} is a method of the protocol and cannot be replaced")),
+            "{problems:?}"
+        );
+    }
+}
+
 #[test]
 fn the_builder_reports_every_problem() {
     let error = Server::builder("dup", "1")

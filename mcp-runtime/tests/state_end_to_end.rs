@@ -814,6 +814,28 @@ async fn without_a_signer_the_raw_state_reaches_the_handler() {
 }
 
 #[tokio::test]
+async fn a_resume_value_on_a_server_without_a_signer_is_an_internal_error() {
+    logs();
+    for kind in KINDS {
+        let fixture = Fixture::new(&kind.label("no-signer"));
+        // `Deploy` hands back an unsigned resume value, which only a
+        // server with a signer can sign.
+        let server = Server::builder("unsigned", "1.0.0")
+            .tool(Deploy {
+                name: fixture.tool.clone(),
+                runs: Arc::clone(&fixture.runs),
+            })
+            .build()
+            .unwrap();
+        let mut client = Client::connect(kind, server).await;
+        let response = client.send(call(&fixture.tool, "staging", None)).await;
+        assert_internal_error(&response);
+        assert_eq!(fixture.runs(), 1, "the handler ran, its ask was refused");
+        assert_logged(&["a handler returned a resume state but the server has no signer"]);
+    }
+}
+
+#[tokio::test]
 async fn an_outgoing_state_that_does_not_verify_is_an_internal_error() {
     logs();
     for kind in KINDS {
