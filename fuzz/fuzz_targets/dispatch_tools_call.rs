@@ -33,7 +33,7 @@ impl ToolHandler for Confirm {
             let form = ElicitRequestFormParams {
                 mode: None,
                 message: "Sure?".into(),
-                requested_schema: ElicitRequestedSchema::default(),
+                requested_schema: ElicitRequestedSchema::default().into(),
             };
             let ask = Ask::new("ok", InputRequest::Elicitation(ElicitRequestParams::Form(form)))
                 .resume("asked")?;

@@ -7,8 +7,8 @@ pub use crate::form::{
     FormError, FormSchema,
 };
 pub use crate::schema::{
-    CallToolResult, ElicitRequestedSchema, GetPromptResult, JsonObject, McpError, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, StringFormat, Tool,
+    CallToolResult, GetPromptResult, JsonObject, McpError, Prompt, ReadResourceResult,
+    RenderedSchema, Resource, ResourceTemplate, StringFormat, Tool,
 };
 pub use crate::server::{
     CallParts, Context, FromCall, IntoPromptResult, IntoResourceResult, IntoToolResult, Outcome,

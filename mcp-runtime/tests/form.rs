@@ -101,8 +101,8 @@ struct Confirm {
 }
 
 impl ::mcp_runtime::form::ElicitForm for Confirm {
-    fn requested_schema() -> &'static ::mcp_runtime::schema::ElicitRequestedSchema {
-        static SCHEMA: ::std::sync::OnceLock<::mcp_runtime::schema::ElicitRequestedSchema> =
+    fn form_schema() -> &'static ::mcp_runtime::schema::RenderedSchema {
+        static SCHEMA: ::std::sync::OnceLock<::mcp_runtime::schema::RenderedSchema> =
             ::std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| {
             ::mcp_runtime::form::FormSchema::new()
@@ -120,7 +120,7 @@ impl ::mcp_runtime::form::ElicitForm for Confirm {
                         ..::mcp_runtime::form::FieldOptions::EMPTY
                     },
                 )
-                .build()
+                .render()
         })
     }
     fn decode(
@@ -156,9 +156,9 @@ struct Everything {
 }
 
 impl ::mcp_runtime::form::ElicitForm for Everything {
-    fn requested_schema() -> &'static ::mcp_runtime::schema::ElicitRequestedSchema {
+    fn form_schema() -> &'static ::mcp_runtime::schema::RenderedSchema {
         use ::mcp_runtime::form::{DefaultValue, FieldOptions};
-        static SCHEMA: ::std::sync::OnceLock<::mcp_runtime::schema::ElicitRequestedSchema> =
+        static SCHEMA: ::std::sync::OnceLock<::mcp_runtime::schema::RenderedSchema> =
             ::std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| {
             ::mcp_runtime::form::FormSchema::new()
@@ -254,7 +254,7 @@ impl ::mcp_runtime::form::ElicitForm for Everything {
                 )
                 .field::<BTreeSet<Env>>("envs", FieldOptions::EMPTY)
                 .field::<HashSet<Color>>("palette", FieldOptions::EMPTY)
-                .build()
+                .render()
         })
     }
     fn decode(
@@ -289,13 +289,13 @@ struct Optional {
 }
 
 impl ::mcp_runtime::form::ElicitForm for Optional {
-    fn requested_schema() -> &'static ::mcp_runtime::schema::ElicitRequestedSchema {
-        static SCHEMA: ::std::sync::OnceLock<::mcp_runtime::schema::ElicitRequestedSchema> =
+    fn form_schema() -> &'static ::mcp_runtime::schema::RenderedSchema {
+        static SCHEMA: ::std::sync::OnceLock<::mcp_runtime::schema::RenderedSchema> =
             ::std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| {
             ::mcp_runtime::form::FormSchema::new()
                 .field::<Option<String>>("note", ::mcp_runtime::form::FieldOptions::EMPTY)
-                .build()
+                .render()
         })
     }
     fn decode(

@@ -532,7 +532,8 @@ fn form(message: &str) -> ElicitRequestParams {
             kind: ObjectType::Object,
             required: Some(properties.keys().take(2).cloned().collect()),
             properties,
-        },
+        }
+        .into(),
     })
 }
 

@@ -108,7 +108,8 @@ fn confirm_request(target: &str) -> InputRequest {
             properties,
             required: Some(vec!["ok".to_owned()]),
             ..ElicitRequestedSchema::default()
-        },
+        }
+        .into(),
     }))
 }
 

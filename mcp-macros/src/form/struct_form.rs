@@ -164,9 +164,9 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, fields: &[Field<'_>]) -> TokenSt
 
             #[automatically_derived]
             impl _mcp::ElicitForm for #ident where #(#bounds,)* {
-                fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
-                    static SCHEMA: _mcp::OnceLock<_mcp::ElicitRequestedSchema> = _mcp::OnceLock::new();
-                    SCHEMA.get_or_init(|| _mcp::FormSchema::new() #(#schema_fields)* .build())
+                fn form_schema() -> &'static _mcp::RenderedSchema {
+                    static SCHEMA: _mcp::OnceLock<_mcp::RenderedSchema> = _mcp::OnceLock::new();
+                    SCHEMA.get_or_init(|| _mcp::FormSchema::new() #(#schema_fields)* .render())
                 }
 
                 fn decode(
@@ -249,7 +249,7 @@ fn stub(input: &syn::DeriveInput, rt: &TokenStream) -> TokenStream {
         const _: () = {
             use #rt::__private as _mcp;
             impl #impl_generics _mcp::ElicitForm for #ident #ty_generics #where_clause {
-                fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
+                fn form_schema() -> &'static _mcp::RenderedSchema {
                     ::core::unreachable!()
                 }
                 fn decode(_: &mut _mcp::FormDecoder<'_>) -> _mcp::Result<Self, _mcp::FormError> {

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 
 use crate::schema::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, ElicitValue, InputRequest,
+    RenderedSchema, RequestedSchema,
 };
 
 /// A flat form the server can ask the user to fill in.
@@ -35,12 +36,18 @@ use crate::schema::{
     note = "derive it: `#[derive(ElicitForm)]` on a struct with named fields"
 )]
 pub trait ElicitForm: Sized {
-    /// The form's schema, built once per type.
-    fn requested_schema() -> &'static ElicitRequestedSchema;
+    /// The form's schema, built and rendered to JSON once per type (the
+    /// derive keeps it in a `static`).
+    fn form_schema() -> &'static RenderedSchema;
 
     /// Builds the value from a decoder that has already checked each field
     /// against the schema (generated code calls `decoder.field(name)`).
     fn decode(decoder: &mut FormDecoder<'_>) -> Result<Self, FormError>;
+
+    /// The form's schema.
+    fn requested_schema() -> &'static ElicitRequestedSchema {
+        Self::form_schema().schema()
+    }
 
     /// Decodes submitted form content, enforcing the schema's constraints.
     fn from_content(content: &BTreeMap<String, ElicitValue>) -> Result<Self, FormError> {
@@ -48,12 +55,13 @@ pub trait ElicitForm: Sized {
         Self::decode(&mut decoder)
     }
 
-    /// An `elicitation/create` input request (form mode) for this form.
+    /// An `elicitation/create` input request (form mode) for this form. The
+    /// schema is shared, not copied, and goes out as the JSON rendered once.
     fn form(message: impl Into<String>) -> InputRequest {
         InputRequest::Elicitation(ElicitRequestParams::Form(ElicitRequestFormParams {
             mode: None,
             message: message.into(),
-            requested_schema: Self::requested_schema().clone(),
+            requested_schema: RequestedSchema::Shared(Self::form_schema()),
         }))
     }
 }

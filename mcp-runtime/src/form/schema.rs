@@ -1,7 +1,7 @@
 //! Building a form's schema field by field.
 
 use super::field::{ElicitField, FieldOptions};
-use crate::schema::{ElicitRequestedSchema, FormProperties, ObjectType};
+use crate::schema::{ElicitRequestedSchema, FormProperties, ObjectType, RenderedSchema};
 
 /// Builds an [`ElicitRequestedSchema`] one typed field at a time.
 ///
@@ -49,6 +49,12 @@ impl FormSchema {
             properties: self.properties,
             required: (!self.required.is_empty()).then_some(self.required),
         }
+    }
+
+    /// The schema, rendered to JSON once: what `ElicitForm::form_schema`
+    /// keeps in its `static`.
+    pub fn render(self) -> RenderedSchema {
+        RenderedSchema::new(self.build())
     }
 }
 

@@ -63,7 +63,95 @@ pub struct ElicitRequestFormParams {
     /// What the user is asked.
     pub message: String,
     /// The flat form.
-    pub requested_schema: ElicitRequestedSchema,
+    pub requested_schema: RequestedSchema,
+}
+
+/// The schema of a form request: one built for this request, or a form
+/// type's schema shared by every request and rendered to JSON once.
+///
+/// It reads as an [`ElicitRequestedSchema`] (it dereferences to one), and
+/// an owned schema converts into it with `.into()`. Deserialised schemas
+/// are always [`Self::Owned`].
+#[derive(Debug, Clone)]
+pub enum RequestedSchema {
+    /// A schema built for this request (boxed: an input request stays small).
+    Owned(Box<ElicitRequestedSchema>),
+    /// A schema rendered once, as `ElicitForm::form` sends it: sending it
+    /// copies its JSON, and cloning it copies a pointer.
+    Shared(&'static RenderedSchema),
+}
+
+impl std::ops::Deref for RequestedSchema {
+    type Target = ElicitRequestedSchema;
+
+    fn deref(&self) -> &ElicitRequestedSchema {
+        match self {
+            Self::Owned(schema) => schema,
+            Self::Shared(rendered) => rendered.schema(),
+        }
+    }
+}
+
+impl From<ElicitRequestedSchema> for RequestedSchema {
+    fn from(schema: ElicitRequestedSchema) -> Self {
+        Self::Owned(Box::new(schema))
+    }
+}
+
+impl From<&'static RenderedSchema> for RequestedSchema {
+    fn from(rendered: &'static RenderedSchema) -> Self {
+        Self::Shared(rendered)
+    }
+}
+
+impl PartialEq for RequestedSchema {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Serialize for RequestedSchema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Owned(schema) => schema.serialize(s),
+            Self::Shared(rendered) => rendered.json.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestedSchema {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ElicitRequestedSchema::deserialize(d).map(Self::from)
+    }
+}
+
+/// A form schema together with its compact JSON, rendered once: what a
+/// form type keeps in a `static` so that asking for it costs no
+/// serialisation.
+#[derive(Debug)]
+pub struct RenderedSchema {
+    schema: ElicitRequestedSchema,
+    json: Box<serde_json::value::RawValue>,
+}
+
+impl RenderedSchema {
+    /// Renders `schema` to JSON.
+    pub fn new(schema: ElicitRequestedSchema) -> Self {
+        // Serialising a schema of strings, numbers and maps with string
+        // keys cannot fail; the fallback (`null`) is only a formality.
+        let json = serde_json::value::to_raw_value(&schema).unwrap_or_default();
+        Self { schema, json }
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> &ElicitRequestedSchema {
+        &self.schema
+    }
+
+    /// Its JSON, as sent.
+    pub fn json(&self) -> &str {
+        self.json.get()
+    }
 }
 
 /// The literal `"form"`.
@@ -606,7 +694,7 @@ impl ElicitResult {
 
 #[cfg(test)]
 mod tests {
-    use super::ElicitValue;
+    use super::*;
     use serde_json::json;
 
     fn decode(value: serde_json::Value) -> Result<ElicitValue, String> {
@@ -640,5 +728,42 @@ mod tests {
             let error = decode(value.clone()).unwrap_err();
             assert!(error.contains("expected a string"), "{value}: {error}");
         }
+    }
+
+    #[test]
+    fn a_rendered_schema_is_sent_as_the_owned_one_would_be() {
+        let mut schema = ElicitRequestedSchema::default();
+        schema.properties.insert(
+            "caf\u{e9} \"x\"".into(),
+            PrimitiveSchemaDefinition::String(StringSchema {
+                description: Some("a <b> & \\ c".into()),
+                ..StringSchema::default()
+            }),
+        );
+        schema.required = Some(vec!["caf\u{e9} \"x\"".into()]);
+        let rendered: &'static RenderedSchema =
+            Box::leak(Box::new(RenderedSchema::new(schema.clone())));
+        let shared = RequestedSchema::Shared(rendered);
+        let owned = RequestedSchema::from(schema.clone());
+        let wire = serde_json::to_string(&shared).unwrap();
+        assert_eq!(wire, serde_json::to_string(&owned).unwrap());
+        assert_eq!(rendered.json(), wire);
+        assert_eq!(shared, owned, "equal by content");
+        assert_eq!(*shared, schema, "reads as the schema");
+        // Inside a larger value, through serde_json's `Value` too.
+        let form = ElicitRequestFormParams {
+            mode: None,
+            message: "m".into(),
+            requested_schema: shared,
+        };
+        let as_value = serde_json::to_value(&form).unwrap();
+        assert_eq!(
+            as_value["requestedSchema"],
+            serde_json::to_value(&schema).unwrap()
+        );
+        // What comes back from the wire is owned.
+        let back: ElicitRequestFormParams = serde_json::from_value(as_value).unwrap();
+        assert!(matches!(back.requested_schema, RequestedSchema::Owned(_)));
+        assert_eq!(back, form);
     }
 }

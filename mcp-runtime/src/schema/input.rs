@@ -7,8 +7,7 @@ use serde_json::Value;
 
 use super::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitRequestParams,
-    ElicitRequestUrlParams, ElicitRequestedSchema, ElicitResult, JsonObject, ListRootsResult,
-    UrlMode,
+    ElicitRequestUrlParams, ElicitResult, JsonObject, ListRootsResult, RequestedSchema, UrlMode,
 };
 
 /// Something the server asks the client to obtain before it retries.
@@ -63,12 +62,12 @@ impl InputRequest {
     /// `ElicitForm::form`).
     pub fn elicit_form(
         message: impl Into<String>,
-        requested_schema: ElicitRequestedSchema,
+        requested_schema: impl Into<RequestedSchema>,
     ) -> Self {
         Self::Elicitation(ElicitRequestParams::Form(ElicitRequestFormParams {
             mode: None,
             message: message.into(),
-            requested_schema,
+            requested_schema: requested_schema.into(),
         }))
     }
 

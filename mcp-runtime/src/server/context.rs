@@ -121,7 +121,7 @@ impl Context {
     ///
     /// ```
     /// use mcp_runtime::form::{Answer, ElicitForm, FieldOptions, FormDecoder, FormError, FormSchema};
-    /// use mcp_runtime::schema::{CallToolResult, ElicitRequestedSchema};
+    /// use mcp_runtime::schema::{CallToolResult, RenderedSchema};
     /// use mcp_runtime::server::{Ask, Context, Outcome};
     /// use std::sync::OnceLock;
     ///
@@ -130,9 +130,9 @@ impl Context {
     ///     ok: bool,
     /// }
     /// impl ElicitForm for Confirm {
-    ///     fn requested_schema() -> &'static ElicitRequestedSchema {
-    ///         static SCHEMA: OnceLock<ElicitRequestedSchema> = OnceLock::new();
-    ///         SCHEMA.get_or_init(|| FormSchema::new().field::<bool>("ok", FieldOptions::EMPTY).build())
+    ///     fn form_schema() -> &'static RenderedSchema {
+    ///         static SCHEMA: OnceLock<RenderedSchema> = OnceLock::new();
+    ///         SCHEMA.get_or_init(|| FormSchema::new().field::<bool>("ok", FieldOptions::EMPTY).render())
     ///     }
     ///     fn decode(decoder: &mut FormDecoder<'_>) -> Result<Self, FormError> {
     ///         Ok(Self { ok: decoder.field("ok")? })

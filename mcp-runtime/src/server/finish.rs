@@ -1,6 +1,8 @@
 //! Finishing a result: `serverInfo` in its `_meta`, serialised once, and
 //! the [`Response`] a transport writes back.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -60,12 +62,25 @@ impl Response {
     pub fn to_json(&self) -> String {
         match &self.body {
             Body::Result(result) => {
-                let id = self
-                    .id
-                    .as_ref()
-                    .and_then(|id| serde_json::to_string(id).ok())
-                    .unwrap_or_else(|| "null".to_owned());
-                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+                const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+                const RESULT: &str = r#","result":"#;
+                let mut json =
+                    String::with_capacity(HEAD.len() + 24 + RESULT.len() + result.len() + 1);
+                json.push_str(HEAD);
+                match &self.id {
+                    Some(RequestId::Number(n)) => {
+                        let _ = write!(json, "{n}");
+                    }
+                    Some(RequestId::String(s)) => match serde_json::to_string(s) {
+                        Ok(quoted) => json.push_str(&quoted),
+                        Err(_) => json.push_str("null"),
+                    },
+                    None => json.push_str("null"),
+                }
+                json.push_str(RESULT);
+                json.push_str(result);
+                json.push('}');
+                json
             }
             Body::Error(error) => {
                 let response = JsonRpcErrorResponse {

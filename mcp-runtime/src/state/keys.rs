@@ -17,10 +17,13 @@ pub const MIN_SECRET_BYTES: usize = 32;
 /// not kept; the derived keys are wiped on drop.
 #[derive(Clone)]
 pub struct SigningKey {
-    id: String,
-    /// HMAC-SHA256 already keyed with the MAC sub-key: cloning it skips the
-    /// key schedule on every sign and verify.
-    pub(crate) mac: Hmac<Sha256>,
+    /// Shared, so a verified state can name its key without a copy.
+    id: std::sync::Arc<str>,
+    /// HMAC-SHA256 keyed with the MAC sub-key, with the constant head of
+    /// every signed token's framing (domain, format version, this key's
+    /// id) already absorbed: cloning it skips the key schedule and those
+    /// updates on every sign and verify.
+    pub(crate) signed_mac: Hmac<Sha256>,
     pub(crate) seal_key: [u8; 32],
 }
 
@@ -67,15 +70,20 @@ impl SigningKey {
         &self.id
     }
 
+    /// The key id, shared.
+    pub(crate) fn shared_id(&self) -> std::sync::Arc<str> {
+        std::sync::Arc::clone(&self.id)
+    }
+
     fn derive(id: String, secret: &[u8]) -> Self {
         let mut mac_key = subkey(secret, b"mac");
         let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&mac_key)
             .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
         mac_key.zeroize();
         Self {
-            mac,
+            signed_mac: super::token::signed_head(mac, &id),
             seal_key: subkey(secret, b"seal"),
-            id,
+            id: id.into(),
         }
     }
 }

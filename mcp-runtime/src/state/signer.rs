@@ -65,7 +65,7 @@ struct Config {
 pub struct VerifiedState {
     payload: Vec<u8>,
     expires_at: u64,
-    key_id: String,
+    key_id: Arc<str>,
     identity: token::Identity,
     fingerprint: OnceLock<[u8; 32]>,
 }
@@ -299,7 +299,7 @@ impl RequestStateSigner {
         Ok(VerifiedState {
             payload: opened.payload,
             expires_at: opened.expiry,
-            key_id: key.id().to_owned(),
+            key_id: key.shared_id(),
             identity: opened.identity,
             fingerprint: OnceLock::new(),
         })

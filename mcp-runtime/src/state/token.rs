@@ -79,9 +79,7 @@ pub(crate) fn sign(
     body.extend_from_slice(&unique_nonce()?);
     body.extend_from_slice(payload);
     // The MAC covers the nonce with the payload (fixed length: unambiguous).
-    let tag = mac(key, SIGNED, &exp, binding, &body[8..])
-        .finalize()
-        .into_bytes();
+    let tag = mac(key, &exp, binding, &body[8..]).finalize().into_bytes();
     let mut token = String::with_capacity(8 + key.id().len() + (body.len() + TAG_LEN) * 4 / 3 + 4);
     token.push_str(SIGNED);
     token.push('.');
@@ -220,7 +218,7 @@ pub(crate) fn open(
             URL_SAFE_NO_PAD
                 .decode(tag.as_bytes(), base64_simd::Out::from_slice(&mut tag_bytes))
                 .map_err(|_| StateError::Malformed("not canonical base64url"))?;
-            mac(key, SIGNED, &exp_bytes, binding, &body[8..])
+            mac(key, &exp_bytes, binding, &body[8..])
                 .verify_slice(&tag_bytes)
                 .map_err(|_| StateError::BadSignature)?;
             body.drain(..8 + NONCE_LEN);
@@ -271,17 +269,19 @@ fn framed(mac: &mut Hmac<Sha256>, part: &[u8]) {
     mac.update(part);
 }
 
-fn mac(
-    key: &SigningKey,
-    version: &str,
-    exp: &[u8; 8],
-    binding: &Binding,
-    payload: &[u8],
-) -> Hmac<Sha256> {
-    let mut mac = key.mac.clone();
+/// A key's MAC with the constant head of a signed token's framing absorbed:
+/// the domain label, the format version and the key id.
+pub(crate) fn signed_head(mut mac: Hmac<Sha256>, key_id: &str) -> Hmac<Sha256> {
     framed(&mut mac, DOMAIN);
-    framed(&mut mac, version.as_bytes());
-    framed(&mut mac, key.id().as_bytes());
+    framed(&mut mac, SIGNED.as_bytes());
+    framed(&mut mac, key_id.as_bytes());
+    mac
+}
+
+/// The MAC of a signed token: over the framed domain, version, key id
+/// (absorbed once per key), expiry, binding and payload.
+fn mac(key: &SigningKey, exp: &[u8; 8], binding: &Binding, payload: &[u8]) -> Hmac<Sha256> {
+    let mut mac = key.signed_mac.clone();
     framed(&mut mac, exp);
     framed(&mut mac, binding.as_bytes());
     framed(&mut mac, payload);

@@ -22,8 +22,8 @@ const _: () = {
         Option<String>: _mcp::ElicitField,
         u8: _mcp::ElicitField,
     {
-        fn requested_schema() -> &'static _mcp::ElicitRequestedSchema {
-            static SCHEMA: _mcp::OnceLock<_mcp::ElicitRequestedSchema> = _mcp::OnceLock::new();
+        fn form_schema() -> &'static _mcp::RenderedSchema {
+            static SCHEMA: _mcp::OnceLock<_mcp::RenderedSchema> = _mcp::OnceLock::new();
             SCHEMA
                 .get_or_init(|| {
                     _mcp::FormSchema::new()
@@ -59,7 +59,7 @@ const _: () = {
                                 .._mcp::FieldOptions::EMPTY
                             },
                         )
-                        .build()
+                        .render()
                 })
         }
         fn decode(
