@@ -302,3 +302,55 @@ fn associated_data(version: &str, key_id: &str, exp: &[u8; 8], binding: &Binding
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// HMAC-SHA256 over `parts`, each framed by its big-endian u64 length.
+    fn framed_mac(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+        let mut mac = <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(key).unwrap();
+        for part in parts {
+            mac.update(&(part.len() as u64).to_be_bytes());
+            mac.update(part);
+        }
+        mac.finalize().into_bytes().into()
+    }
+
+    /// The signed format, recomputed here from its description: instances
+    /// of different builds in one fleet must mint and accept the same tokens.
+    #[test]
+    fn a_signed_token_is_the_documented_format() {
+        let secret = [7u8; 32];
+        let key = SigningKey::with_id("pinned", secret).unwrap();
+        let binding = Binding::empty().with("alice").with("tools/call");
+        let payload = br#"{"step":1}"#;
+        let token = sign(&key, 1_900_000_000, &binding, payload).unwrap();
+
+        let parts: Vec<&str> = token.split('.').collect();
+        assert_eq!(&parts[..2], ["v1", "pinned"]);
+        let body = URL_SAFE_NO_PAD.decode_to_vec(parts[2]).unwrap();
+        let tag = URL_SAFE_NO_PAD.decode_to_vec(parts[3]).unwrap();
+        assert_eq!(&body[..8], &1_900_000_000u64.to_be_bytes());
+        assert_eq!(&body[8 + NONCE_LEN..], payload);
+
+        // The MAC sub-key: HMAC-SHA256(secret, "mcp-runtime/request-state/mac").
+        let mut sub = <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(&secret).unwrap();
+        sub.update(b"mcp-runtime/request-state/mac");
+        let sub: [u8; 32] = sub.finalize().into_bytes().into();
+        let expected = framed_mac(
+            &sub,
+            &[
+                b"mcp-runtime/request-state",
+                b"v1",
+                b"pinned",
+                &body[..8],
+                binding.as_bytes(),
+                &body[8..],
+            ],
+        );
+        assert_eq!(tag, expected);
+        let parsed = parse(&token).unwrap();
+        assert_eq!(open(&parsed, &key, &binding).unwrap().payload, payload);
+    }
+}
