@@ -5,165 +5,24 @@
 //!
 //! `cargo bench -p mcp-runtime --bench dispatch`
 //!
-//! The ratio the [bench] issue tracks is `dispatch/input_required_round`
-//! over `dispatch/plain`: a middle round verifies the echoed state, decodes
-//! it into the handler's enum, decodes the form answer, mints and signs the
-//! next state (target: at most 1.3x a plain call).
+//! The ratio the [bench] and [house] issues track is
+//! `dispatch/input_required_round` over `dispatch/plain`: a middle round
+//! verifies the echoed state, decodes it into the handler's enum, decodes
+//! the form answer, and has the next state signed (target: at most 1.5x a
+//! plain call). Criterion measures the two one after the other, so a drift
+//! of the machine between them moves the ratio; `benches/round_ratio.rs`
+//! measures it interleaved.
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
 
+mod fixtures;
+
 use criterion::{Criterion, criterion_group, criterion_main};
+use fixtures::{accept, call, dispatch, result_of, server, state_of};
 use mcp_runtime::prelude::*;
-use mcp_runtime::schemars::JsonSchema;
-use mcp_runtime::server::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
-use mcp_runtime::state::RequestStateSigner;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-
-// --- The server: the conformance fixtures' shapes ------------------------------------
-
-/// Returns a fixed text (as the `test_simple_text` fixture).
-#[tool]
-async fn simple_text() -> &'static str {
-    "This is a simple text response for testing."
-}
-
-/// Asks for a name.
-#[derive(ElicitForm)]
-struct NameForm {
-    /// Your name.
-    name: String,
-}
-
-/// Asks for a favourite colour.
-#[derive(ElicitForm)]
-struct ColorForm {
-    /// Your favorite color.
-    color: String,
-}
-
-/// Where the flow stands (as the `test_input_required_result_multi_round`
-/// fixture).
-#[derive(Serialize, Deserialize)]
-enum Rounds {
-    AskedName,
-    AskedColor { name: String },
-}
-
-fn ask_name() -> Reply<Rounds> {
-    Reply::ask("step1", NameForm::form("Step 1: What is your name?")).resume(Rounds::AskedName)
-}
-
-fn ask_color(name: String) -> Reply<Rounds> {
-    Reply::ask(
-        "step2",
-        ColorForm::form("Step 2: What is your favorite color?"),
-    )
-    .resume(Rounds::AskedColor { name })
-}
-
-/// Asks for a name, then for a colour, then answers with both.
-#[tool]
-async fn multi_round(ctx: Ctx, step: Resume<Rounds>) -> Reply<Rounds> {
-    match step.into_inner() {
-        None => ask_name(),
-        Some(Rounds::AskedName) => match ctx.answer::<NameForm>("step1") {
-            Answer::Accept(NameForm { name }) => ask_color(name),
-            _ => ask_name(),
-        },
-        Some(Rounds::AskedColor { name }) => match ctx.answer::<ColorForm>("step2") {
-            Answer::Accept(ColorForm { color }) => {
-                Reply::text(format!("Hello {name}, whose favorite color is {color}!"))
-            }
-            _ => ask_color(name),
-        },
-    }
-}
-
-/// The arguments of `echo`.
-#[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
-struct EchoArgs {
-    /// What to echo.
-    text: String,
-    /// How many times.
-    times: u32,
-    /// Upper-case it?
-    shout: Option<bool>,
-}
-
-/// Echoes its arguments: a plain tool with typed arguments.
-#[tool]
-async fn echo(args: EchoArgs) -> String {
-    let text = args.text.repeat(args.times.min(4) as usize);
-    if args.shout == Some(true) {
-        text.to_uppercase()
-    } else {
-        text
-    }
-}
-
-fn server() -> Server {
-    Server::builder("bench", "0")
-        .tool(simple_text {})
-        .tool(echo {})
-        .tool(multi_round {})
-        .request_state_signer(RequestStateSigner::new([7u8; 32]).unwrap())
-        .build()
-        .unwrap()
-}
-
-/// The `tools/call` a 2026-07-28 client sends, as bytes.
-fn call(name: &str, extra: Value) -> Vec<u8> {
-    let mut params = json!({
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}
-        },
-        "name": name,
-        "arguments": {}
-    });
-    if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
-        params.extend(extra);
-    }
-    serde_json::to_vec(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}),
-    )
-    .unwrap()
-}
-
-/// One request through the whole in-process path: parse, dispatch, serialise.
-fn dispatch(server: &Server, runtime: &tokio::runtime::Runtime, bytes: &[u8]) -> String {
-    let Ok(Incoming::Request(request)) = parse_message(bytes) else {
-        panic!("not a request");
-    };
-    let response = runtime.block_on(server.handle_request(
-        request,
-        ReceiveContext::new(TransportKind::InProcess),
-        Notifier::disabled(),
-    ));
-    response.to_json()
-}
-
-/// The `result` of a response, checked to be a success.
-fn result_of(json: &str) -> Value {
-    let value: Value = serde_json::from_str(json).unwrap();
-    let result = value.get("result").cloned();
-    result.unwrap_or_else(|| panic!("an error response: {json}"))
-}
-
-fn state_of(json: &str) -> String {
-    let result = result_of(json);
-    assert_eq!(result["resultType"], "input_required", "{json}");
-    result["requestState"].as_str().unwrap().to_owned()
-}
-
-fn accept(field: &str, value: &str) -> Value {
-    json!({"action": "accept", "content": {field: value}})
-}
+use serde_json::json;
 
 fn bench_dispatch(c: &mut Criterion) {
     let server = server();

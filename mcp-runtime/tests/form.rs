@@ -669,6 +669,38 @@ fn answer_maps_every_kind_of_response() {
 }
 
 #[test]
+fn answers_read_from_json_text_and_from_a_tree_alike() {
+    // `Context::answer` reads the text the client sent; `from_response`
+    // reads a tree. The same answer must come out, refusals included.
+    let cases = [
+        json!({"action": "accept", "content": {"ok": true, "note": "go"}}),
+        json!({"action": "accept", "content": {"ok": false, "note": null}}),
+        json!({"action": "accept", "content": {"note": null, "ok": true, "note": "x"}}),
+        json!({"action": "accept", "content": null}),
+        json!({"action": "accept", "content": "not a map"}),
+        json!({"action": "accept", "content": {"ok": "yes"}}),
+        json!({"action": "accept", "content": {"ok": true, "note": 5}}),
+        json!({"action": "accept", "content": {"ok": true}, "_meta": 3}),
+        json!({"action": "decline", "content": {"ok": true}}),
+        json!({"action": "cancel"}),
+        json!({"action": "maybe"}),
+        json!({"content": {}}),
+        json!("accept"),
+        json!([]),
+    ];
+    for case in cases {
+        let text = case.to_string();
+        let from_text = Answer::<Confirm>::from_json(Some(&text));
+        let from_tree = Answer::<Confirm>::from_response(Some(&case));
+        assert_eq!(from_text, from_tree, "{case}");
+        if let Answer::Invalid(error) = &from_text {
+            assert!(!error.reason.contains(" at line "), "{error}");
+        }
+    }
+    assert_eq!(Answer::<Confirm>::from_json(None), Answer::Missing);
+}
+
+#[test]
 fn answer_without_any_responses_is_missing() {
     let ctx = Context::detached(
         "tools/call",

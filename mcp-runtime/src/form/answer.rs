@@ -1,13 +1,13 @@
 //! Typed answers to form elicitations, and why an answer was refused.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::ElicitForm;
-use crate::schema::{ElicitAction, ElicitResult};
+use super::{ElicitForm, FormDecoder};
+use crate::schema::{ElicitAction, ElicitValue, JsonKey, JsonObject};
 
 /// Why submitted form content could not become the form's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,38 +94,95 @@ impl<T: ElicitForm> Answer<T> {
     /// accepted answer without `content` decodes as an empty form, so a
     /// form whose fields are all optional is accepted.
     pub fn from_response(response: Option<&Value>) -> Self {
-        let Some(raw) = response else {
-            return Self::Missing;
-        };
-        let parsed = match raw.get("content").and_then(Value::as_object) {
-            Some(content) if content.values().any(Value::is_null) => {
-                let mut raw = raw.clone();
-                if let Some(Value::Object(content)) = raw.get_mut("content") {
-                    content.retain(|_, value| !value.is_null());
-                }
-                ElicitResult::deserialize(&raw)
-            }
-            _ => ElicitResult::deserialize(raw),
-        };
-        let result = match parsed {
-            Ok(result) => result,
+        match response {
+            None => Self::Missing,
+            Some(value) => Self::decide(ElicitAnswer::deserialize(value)),
+        }
+    }
+
+    /// Reads one input response from the JSON text the client sent, with
+    /// no tree in between (`None` when there is none). Otherwise as
+    /// [`Self::from_response`].
+    pub fn from_json(response: Option<&str>) -> Self {
+        match response {
+            None => Self::Missing,
+            Some(json) => Self::decide(serde_json::from_str(json)),
+        }
+    }
+
+    fn decide(parsed: Result<ElicitAnswer<'_>, serde_json::Error>) -> Self {
+        let answer = match parsed {
+            Ok(answer) => answer,
             Err(error) => {
+                // Where in the answer's own text it failed means nothing to
+                // the handler: the message reads the same from a tree.
+                let mut why = error.to_string();
+                if error.line() > 0
+                    && let Some(at) = why.rfind(" at line ")
+                {
+                    why.truncate(at);
+                }
                 return Self::Invalid(FormError::whole(format!(
-                    "not an elicitation result: {error}"
+                    "not an elicitation result: {why}"
                 )));
             }
         };
-        match result.action {
+        match answer.action {
             ElicitAction::Decline => Self::Decline,
             ElicitAction::Cancel => Self::Cancel,
             ElicitAction::Accept => {
-                let content = result.content.unwrap_or_else(BTreeMap::new);
-                match T::from_content(&content) {
+                let members = answer.content.map(|c| c.0).unwrap_or_default();
+                let mut decoder = FormDecoder::read(T::requested_schema(), &members);
+                match T::decode(&mut decoder) {
                     Ok(value) => Self::Accept(value),
                     Err(error) => Self::Invalid(error),
                 }
             }
         }
+    }
+}
+
+/// What an answer needs of an `ElicitResult`: read as one would be, except
+/// that `null` content values are fields left out.
+#[derive(Deserialize)]
+struct ElicitAnswer<'a> {
+    action: ElicitAction,
+    #[serde(default, borrow)]
+    content: Option<Content<'a>>,
+    /// Checked to be an object, as in an `ElicitResult`; not used.
+    #[serde(rename = "_meta", default)]
+    #[allow(dead_code)]
+    meta: Option<JsonObject>,
+}
+
+/// Submitted form values as read, names borrowed where they can be; a
+/// `null` is a field left out (see `FormDecoder`).
+struct Content<'a>(Vec<(Cow<'a, str>, Option<ElicitValue>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ContentVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for ContentVisitor<'a> {
+            type Value = Content<'a>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Content<'a>, A::Error> {
+                let mut members = Vec::new();
+                while let Some(JsonKey(name)) = map.next_key()? {
+                    members.push((name, map.next_value()?));
+                }
+                Ok(Content(members))
+            }
+        }
+
+        d.deserialize_map(ContentVisitor(std::marker::PhantomData))
     }
 }
 

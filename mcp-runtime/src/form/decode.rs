@@ -1,5 +1,6 @@
 //! Checking submitted content against a form's schema, field by field.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::answer::FormError;
@@ -33,7 +34,30 @@ use crate::schema::{
 #[derive(Debug)]
 pub struct FormDecoder<'a> {
     schema: &'a ElicitRequestedSchema,
-    content: &'a BTreeMap<String, ElicitValue>,
+    content: Content<'a>,
+}
+
+/// Submitted values, by name.
+#[derive(Debug, Clone, Copy)]
+enum Content<'a> {
+    /// A map.
+    Map(&'a BTreeMap<String, ElicitValue>),
+    /// Members as they were read, in order: of a repeated name the last
+    /// counts, and `None` (a `null` sent) means the field was left out.
+    Read(&'a [(Cow<'a, str>, Option<ElicitValue>)]),
+}
+
+impl<'a> Content<'a> {
+    fn get(self, name: &str) -> Option<&'a ElicitValue> {
+        match self {
+            Self::Map(map) => map.get(name),
+            Self::Read(members) => members
+                .iter()
+                .rev()
+                .find(|(key, _)| key == name)
+                .and_then(|(_, value)| value.as_ref()),
+        }
+    }
 }
 
 impl<'a> FormDecoder<'a> {
@@ -42,7 +66,22 @@ impl<'a> FormDecoder<'a> {
         schema: &'a ElicitRequestedSchema,
         content: &'a BTreeMap<String, ElicitValue>,
     ) -> Self {
-        Self { schema, content }
+        Self {
+            schema,
+            content: Content::Map(content),
+        }
+    }
+
+    /// A decoder of content members as read from JSON (see
+    /// [`Content::Read`]), without building a map first.
+    pub(crate) fn read(
+        schema: &'a ElicitRequestedSchema,
+        members: &'a [(Cow<'a, str>, Option<ElicitValue>)],
+    ) -> Self {
+        Self {
+            schema,
+            content: Content::Read(members),
+        }
     }
 
     /// Field `name` as a `T`: the submitted value is checked against the
@@ -54,10 +93,12 @@ impl<'a> FormDecoder<'a> {
             field: Some(name.to_owned()),
             reason,
         };
+        // Forms are small: a scan beats hashing the name.
         let property = self
             .schema
             .properties
-            .get(name)
+            .iter()
+            .find_map(|(field, property)| (field == name).then_some(property))
             .ok_or_else(|| fail("is not a field of this form".to_owned()))?;
         match self.content.get(name) {
             Some(value) => {

@@ -1,19 +1,23 @@
 //! The methods that run the application's handlers. `tools/call`,
 //! `prompts/get` and `resources/read` may ask for input: each takes the
-//! round's answers and echoed state, passes the [`StateGate`] before its
-//! handler runs, and finishes what the handler returns through it.
+//! round's answers and echoed state, passes the state gate
+//! ([`state_gate::open`]) before its handler runs, and finishes what the
+//! handler returns ([`finish_outcome`], which signs through
+//! [`state_gate::seal`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::answers::SentAnswers;
+use super::context::RequestData;
 use super::finish::{finish, finish_extension};
-use super::input_required::{DeclaredInputs, finish_outcome};
+use super::incoming::RoundTrip;
+use super::input_required::finish_outcome;
 use super::methods::Call;
 use super::registry::Registry;
-use super::state_gate::StateGate;
-use super::{Context, MethodHandler, Outcome, headers};
+use super::{Context, MethodHandler, Outcome, headers, state_gate};
 use crate::BoxFuture;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::schema::{CompleteRequestParams, JsonObject, McpError};
@@ -26,9 +30,10 @@ pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
     Box::pin(async move {
         let Call {
             mut params,
+            round_trip,
             mut data,
         } = call;
-        take_round_trip(&mut params, &mut data)?;
+        take_round_trip(round_trip, &mut data)?;
         let name = required_string(&params, "name")?;
         let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => JsonObject::new(),
@@ -46,10 +51,10 @@ pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
             target: &name,
             arguments: &arguments,
         };
-        let gate = StateGate::open(registry, binding, &mut data).await?;
-        let declared = DeclaredInputs::of(&data.meta.client_capabilities);
-        let outcome = handler.call(arguments, Context::from_data(data)).await?;
-        finish_outcome(registry, outcome, declared, &gate)
+        state_gate::open(registry, binding, &mut data).await?;
+        let (ctx, request) = Context::shared_with(data);
+        let outcome = handler.call(arguments, ctx).await?;
+        finish_outcome(registry, outcome, &request)
     })
 }
 
@@ -58,9 +63,10 @@ pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
     Box::pin(async move {
         let Call {
             mut params,
+            round_trip,
             mut data,
         } = call;
-        take_round_trip(&mut params, &mut data)?;
+        take_round_trip(round_trip, &mut data)?;
         let name = required_string(&params, "name")?;
         let arguments: BTreeMap<String, String> = match params.remove("arguments") {
             None | Some(Value::Null) => BTreeMap::new(),
@@ -91,7 +97,7 @@ pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
                 missing.join(", ")
             )));
         }
-        let gate = if registry.signer.is_some() {
+        if registry.signer.is_some() {
             // The binding digests arguments as JSON: the strings, as sent.
             let as_json: JsonObject = arguments
                 .iter()
@@ -102,13 +108,11 @@ pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
                 target: &name,
                 arguments: &as_json,
             };
-            StateGate::open(registry, binding, &mut data).await?
-        } else {
-            StateGate::unsigned()
-        };
-        let declared = DeclaredInputs::of(&data.meta.client_capabilities);
-        let outcome = handler.get(arguments, Context::from_data(data)).await?;
-        finish_outcome(registry, outcome, declared, &gate)
+            state_gate::open(registry, binding, &mut data).await?;
+        }
+        let (ctx, request) = Context::shared_with(data);
+        let outcome = handler.get(arguments, ctx).await?;
+        finish_outcome(registry, outcome, &request)
     })
 }
 
@@ -117,10 +121,11 @@ pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
 pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
     Box::pin(async move {
         let Call {
-            mut params,
+            params,
+            round_trip,
             mut data,
         } = call;
-        take_round_trip(&mut params, &mut data)?;
+        take_round_trip(round_trip, &mut data)?;
         let uri = required_string(&params, "uri")?;
         let fixed = registry.resources.get(&uri).map(|(_, handler)| handler);
         let templated = match fixed {
@@ -138,9 +143,8 @@ pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
             target: &uri,
             arguments: &no_arguments,
         };
-        let gate = StateGate::open(registry, binding, &mut data).await?;
-        let declared = DeclaredInputs::of(&data.meta.client_capabilities);
-        let ctx = Context::from_data(data);
+        state_gate::open(registry, binding, &mut data).await?;
+        let (ctx, request) = Context::shared_with(data);
         let outcome = match (fixed, templated) {
             (Some(handler), _) => handler.read(ctx).await?,
             (None, Some((handler, variables))) => handler.read(uri.clone(), variables, ctx).await?,
@@ -149,7 +153,7 @@ pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
         if matches!(&outcome, Outcome::Complete(result) if result.contents.is_empty()) {
             return Err(McpError::ResourceNotFound { uri });
         }
-        finish_outcome(registry, outcome, declared, &gate)
+        finish_outcome(registry, outcome, &request)
     })
 }
 
@@ -182,11 +186,15 @@ pub(crate) async fn extension(
     handler: Arc<dyn MethodHandler>,
     call: Call,
 ) -> Result<String, McpError> {
-    let method = call.data.method.clone();
-    match handler
-        .handle(call.params, Context::from_data(call.data))
-        .await?
-    {
+    let Call {
+        mut params,
+        round_trip,
+        data,
+    } = call;
+    // An extension's params are handed over whole.
+    round_trip.restore(&mut params);
+    let method = data.method.clone();
+    match handler.handle(params, Context::from_data(data)).await? {
         Outcome::Complete(value) => finish_extension(registry, value),
         Outcome::InputRequired(_) => Err(McpError::internal(format!(
             "the handler of {method} returned an input_required result, \
@@ -195,30 +203,14 @@ pub(crate) async fn extension(
     }
 }
 
-/// Takes `inputResponses` and `requestState` out of the params into the
-/// request's data, checking their shapes: an object of objects, and a
-/// string.
-fn take_round_trip(
-    params: &mut JsonObject,
-    data: &mut super::context::RequestData,
-) -> Result<(), McpError> {
-    data.input_responses = match params.remove("inputResponses") {
-        None => None,
-        Some(Value::Object(map)) => {
-            if let Some((key, _)) = map.iter().find(|(_, v)| !v.is_object()) {
-                return Err(McpError::invalid_params(format!(
-                    "inputResponses[{key:?}] must be an object"
-                )));
-            }
-            Some(map)
-        }
-        Some(_) => {
-            return Err(McpError::invalid_params(
-                "inputResponses must be an object of objects",
-            ));
-        }
-    };
-    data.request_state = match params.remove("requestState") {
+/// Takes this round's answers and echoed state into the request's data,
+/// checking their shapes: an object of objects, and a string.
+fn take_round_trip(round_trip: RoundTrip, data: &mut RequestData) -> Result<(), McpError> {
+    data.input_responses = round_trip
+        .input_responses
+        .map(SentAnswers::into_checked)
+        .transpose()?;
+    data.request_state = match round_trip.request_state {
         None => None,
         Some(Value::String(state)) => Some(state),
         Some(_) => return Err(McpError::invalid_params("requestState must be a string")),

@@ -64,7 +64,7 @@ pub(crate) struct RequestData {
     pub(crate) request_id: RequestId,
     pub(crate) method: std::borrow::Cow<'static, str>,
     pub(crate) meta: RequestMeta,
-    pub(crate) input_responses: Option<InputResponses>,
+    pub(crate) input_responses: Option<super::answers::RoundAnswers>,
     pub(crate) request_state: Option<String>,
     pub(crate) receive: ReceiveContext,
     pub(crate) notifier: Notifier,
@@ -103,12 +103,12 @@ impl Context {
     /// The newest round's `inputResponses`, as the client sent them. Only
     /// the newest round is ever sent: earlier answers travel in the state.
     pub fn input_responses(&self) -> Option<&InputResponses> {
-        self.data.input_responses.as_ref()
+        self.data.input_responses.as_ref().map(|a| a.tree())
     }
 
     /// The raw answer under `key` in the newest round, if any.
     pub fn input_response(&self, key: &str) -> Option<&Value> {
-        self.data.input_responses.as_ref()?.get(key)
+        self.data.input_responses.as_ref()?.tree().get(key)
     }
 
     /// The answer under `key` to a form elicitation, decoded as form `T`.
@@ -152,7 +152,8 @@ impl Context {
     /// }
     /// ```
     pub fn answer<T: ElicitForm>(&self, key: &str) -> Answer<T> {
-        Answer::from_response(self.input_response(key))
+        // Straight from the JSON the client sent, with no tree between.
+        Answer::from_json(self.data.input_responses.as_ref().and_then(|a| a.get(key)))
     }
 
     /// The `requestState` the client echoed, exactly as received.
@@ -263,7 +264,7 @@ impl Context {
     /// with [`detached`](Self::detached)).
     #[doc(hidden)]
     pub fn with_input_responses(mut self, responses: InputResponses) -> Self {
-        self.data_mut().input_responses = Some(responses);
+        self.data_mut().input_responses = Some(super::answers::RoundAnswers::from_map(&responses));
         self
     }
 
@@ -289,6 +290,14 @@ impl Context {
         Self {
             data: std::sync::Arc::new(data),
         }
+    }
+
+    /// A context for the handler, and the request's data kept for what
+    /// follows it (finishing its result), shared rather than copied.
+    pub(crate) fn shared_with(data: RequestData) -> (Self, std::sync::Arc<RequestData>) {
+        let ctx = Self::from_data(data);
+        let kept = std::sync::Arc::clone(&ctx.data);
+        (ctx, kept)
     }
 
     /// The request's data, to change before the handler runs (copied

@@ -64,7 +64,12 @@ async fn dispatch(
     receive: ReceiveContext,
     notifier: Notifier,
 ) -> Result<String, McpError> {
-    let Request { id, method, params } = request;
+    let Request {
+        id,
+        method,
+        params,
+        round_trip,
+    } = request;
     let (params, meta) = read_meta(params)?;
     if let Some(headers) = &receive.headers {
         headers::check_protocol_version(headers, &meta.protocol_version)?;
@@ -91,7 +96,11 @@ async fn dispatch(
         shared: Arc::clone(&registry.shared),
         changes: registry.changes.clone(),
     };
-    let call = Call { params, data };
+    let call = Call {
+        params,
+        round_trip,
+        data,
+    };
     match route {
         Route::Core { serve, .. } => serve(registry, call).await,
         Route::Extension(handler) => calls::extension(registry, handler, call).await,

@@ -130,13 +130,23 @@ pub(crate) fn finish<R: ResultMeta>(
     registry: &Registry,
     mut result: R,
 ) -> Result<String, McpError> {
-    if let Some(server_meta) = &registry.result_meta {
-        add_server_info(
-            server_meta,
-            result.meta_mut().get_or_insert_with(JsonObject::new),
-        );
-    }
+    let meta = result.meta_mut();
+    *meta = with_server_info(registry, meta.take());
     serialise(&result)
+}
+
+/// A result's `_meta` with `serverInfo` added (unless the server leaves
+/// it out), keeping any key the handler set itself.
+pub(crate) fn with_server_info(
+    registry: &Registry,
+    meta: Option<JsonObject>,
+) -> Option<JsonObject> {
+    let Some(server_meta) = &registry.result_meta else {
+        return meta;
+    };
+    let mut meta = meta.unwrap_or_default();
+    add_server_info(server_meta, &mut meta);
+    Some(meta)
 }
 
 /// An extension method's result: an object, given `resultType` and `serverInfo`.
@@ -169,6 +179,10 @@ pub(crate) fn add_server_info(server_meta: &JsonObject, meta: &mut JsonObject) {
 
 /// A result as compact JSON.
 pub(crate) fn serialise<T: Serialize>(result: &T) -> Result<String, McpError> {
-    serde_json::to_string(result)
-        .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))
+    // Most results fit here: written without growing the buffer on the way.
+    let mut json = Vec::with_capacity(1024);
+    serde_json::to_writer(&mut json, result)
+        .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))?;
+    String::from_utf8(json)
+        .map_err(|e| McpError::internal(format!("the serialised result is not UTF-8: {e}")))
 }

@@ -1,9 +1,18 @@
 //! Reading one JSON-RPC message from bytes.
+//!
+//! The message is read in one pass into the fields JSON-RPC defines, not
+//! into a tree first. `params` becomes a JSON object, except what a retry
+//! carries: `inputResponses`, kept as the JSON text the client sent (each
+//! answer is parsed only when a handler reads it), and `requestState`.
 
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::Response;
-use crate::schema::{JSONRPC_VERSION, JsonObject, McpError, RequestId};
+use super::answers::{AnswersReader, SentAnswers};
+use crate::schema::{JSONRPC_VERSION, JsonKey, JsonObject, McpError, RequestId};
 
 /// A client request, structurally valid as JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,9 +21,38 @@ pub struct Request {
     pub id: RequestId,
     /// The method.
     pub method: String,
-    /// The params, if any (not yet validated).
+    /// The params, if any (not yet validated), without `inputResponses`
+    /// and `requestState`, which are kept apart for the methods that take them.
     pub params: Option<Value>,
+    /// `params.inputResponses` and `params.requestState`, when params is an
+    /// object that has them.
+    pub(crate) round_trip: RoundTrip,
 }
+
+/// What a retry carries besides the call itself, kept apart as read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RoundTrip {
+    /// `params.inputResponses`, read into where each answer lies.
+    pub(crate) input_responses: Option<SentAnswers>,
+    /// `params.requestState`, of whatever JSON type it came as.
+    pub(crate) request_state: Option<Value>,
+}
+
+impl RoundTrip {
+    /// Puts the members back into `params`, for handlers that take the
+    /// params whole.
+    pub(crate) fn restore(self, params: &mut JsonObject) {
+        if let Some(answers) = self.input_responses {
+            params.insert(INPUT_RESPONSES.to_owned(), answers.into_value());
+        }
+        if let Some(state) = self.request_state {
+            params.insert(REQUEST_STATE.to_owned(), state);
+        }
+    }
+}
+
+const INPUT_RESPONSES: &str = "inputResponses";
+const REQUEST_STATE: &str = "requestState";
 
 /// One message from a client.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +72,7 @@ pub enum Incoming {
 /// notification yields the error response to send back (`-32700` for bad
 /// JSON, `-32600` otherwise), carrying the id when one could be read.
 pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+    let message: Message = serde_json::from_slice(bytes).map_err(|e| {
         Box::new(Response::error(
             None,
             McpError::ParseError {
@@ -42,37 +80,48 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
             },
         ))
     })?;
-    let Value::Object(mut object) = value else {
+    let Message::Object(fields) = message else {
         return Err(invalid(
             None,
             "a message must be a JSON object (batches are not supported)",
         ));
     };
-    let id = match object.get("id") {
+    let id = match &fields.id {
         None => None,
         Some(raw) => match RequestId::from_json(raw) {
             Some(id) => Some(id),
             None => return Err(invalid(None, "\"id\" must be a string or an integer")),
         },
     };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+    if fields.jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {
         return Err(invalid(id, "\"jsonrpc\" must be \"2.0\""));
     }
-    let method = match object.remove("method") {
+    let method = match fields.method {
         Some(Value::String(method)) => method,
         Some(_) => return Err(invalid(id, "\"method\" must be a string")),
-        None if object.contains_key("result") || object.contains_key("error") => {
+        None if fields.response => {
             return Err(invalid(id, "a server does not accept responses"));
         }
         None => return Err(invalid(id, "\"method\" is required")),
     };
-    let params = object.remove("params");
+    let (params, round_trip) = match fields.params {
+        Some(Params { value, round_trip }) => (Some(value), round_trip),
+        None => (None, RoundTrip::default()),
+    };
     match id {
-        Some(id) => Ok(Incoming::Request(Request { id, method, params })),
+        Some(id) => Ok(Incoming::Request(Request {
+            id,
+            method,
+            params,
+            round_trip,
+        })),
         None => {
             let params = match params {
                 None => None,
-                Some(Value::Object(params)) => Some(params),
+                Some(Value::Object(mut params)) => {
+                    round_trip.restore(&mut params);
+                    Some(params)
+                }
                 Some(_) => return Err(invalid(None, "notification params must be an object")),
             };
             Ok(Incoming::Notification { method, params })
@@ -87,4 +136,311 @@ fn invalid(id: Option<RequestId>, detail: &str) -> Box<Response> {
             detail: detail.to_owned(),
         },
     ))
+}
+
+/// A message: an object's JSON-RPC fields, or anything else (refused).
+#[allow(clippy::large_enum_variant)] // lives on the stack for one parse
+enum Message {
+    Object(Fields),
+    Other,
+}
+
+/// The members of a message object that JSON-RPC defines. A repeated member
+/// counts with its last value, as in a JSON object read into a map.
+#[derive(Default)]
+struct Fields {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Params>,
+    /// Whether `result` or `error` is present (a response, not a request).
+    response: bool,
+}
+
+/// `params`: any JSON value, with an object's round-trip members apart.
+struct Params {
+    value: Value,
+    round_trip: RoundTrip,
+}
+
+impl<'de> de::Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(MessageVisitor)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let mut fields = Fields::default();
+        while let Some(JsonKey(key)) = map.next_key()? {
+            match &*key {
+                "jsonrpc" => fields.jsonrpc = Some(map.next_value()?),
+                "id" => fields.id = Some(map.next_value()?),
+                "method" => fields.method = Some(map.next_value()?),
+                "params" => fields.params = Some(map.next_value_seed(ObjectOr(ParamsReader))?),
+                "result" | "error" => {
+                    map.next_value::<IgnoredAny>()?;
+                    fields.response = true;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Message::Object(fields))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
+        // Read to its end, so bad JSON inside is still a parse error.
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Message::Other)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+}
+
+/// What to make of a JSON value that is an object; any other JSON value is
+/// kept as a tree.
+pub(crate) trait ReadObject<'de> {
+    /// What is read.
+    type Output;
+
+    /// Reads an object.
+    fn object<A: MapAccess<'de>>(self, map: A) -> Result<Self::Output, A::Error>;
+
+    /// Takes any other value.
+    fn other(value: Value) -> Self::Output;
+}
+
+/// Reads a JSON value: an object as `R` says, anything else as a tree.
+pub(crate) struct ObjectOr<R>(pub(crate) R);
+
+impl<'de, R: ReadObject<'de>> DeserializeSeed<'de> for ObjectOr<R> {
+    type Value = R::Output;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<R::Output, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, R: ReadObject<'de>> Visitor<'de> for ObjectOr<R> {
+    type Value = R::Output;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R::Output, A::Error> {
+        self.0.object(map)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<R::Output, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Value>()? {
+            items.push(item);
+        }
+        Ok(R::other(Value::Array(items)))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<R::Output, E> {
+        Ok(R::other(Value::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<R::Output, E> {
+        Ok(R::other(Value::from(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<R::Output, E> {
+        Ok(R::other(Value::from(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<R::Output, E> {
+        Ok(R::other(
+            serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+        ))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<R::Output, E> {
+        Ok(R::other(Value::String(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<R::Output, E> {
+        Ok(R::other(Value::String(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<R::Output, E> {
+        Ok(R::other(Value::Null))
+    }
+}
+
+/// Reads `params`, keeping an object's round-trip members apart.
+struct ParamsReader;
+
+impl<'de> ReadObject<'de> for ParamsReader {
+    type Output = Params;
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
+        let mut object = JsonObject::new();
+        let mut round_trip = RoundTrip::default();
+        while let Some(JsonKey(key)) = map.next_key()? {
+            match &*key {
+                INPUT_RESPONSES => {
+                    round_trip.input_responses =
+                        Some(map.next_value_seed(ObjectOr(AnswersReader))?);
+                }
+                REQUEST_STATE => round_trip.request_state = Some(map.next_value()?),
+                _ => {
+                    object.insert(key.into_owned(), map.next_value()?);
+                }
+            }
+        }
+        Ok(Params {
+            value: Value::Object(object),
+            round_trip,
+        })
+    }
+
+    fn other(value: Value) -> Params {
+        Params {
+            value,
+            round_trip: RoundTrip::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(json: &str) -> Request {
+        match parse_message(json.as_bytes()) {
+            Ok(Incoming::Request(request)) => request,
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    fn refusal(json: &str) -> (i32, String) {
+        match parse_message(json.as_bytes()) {
+            Err(response) => {
+                let error = response.error_value().expect("an error").clone();
+                (error.code(), error.to_string())
+            }
+            Ok(other) => panic!("accepted: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn input_responses_are_kept_as_sent_and_the_rest_is_a_tree() {
+        let r = request(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t",
+               "inputResponses": {"a" : {"action":"accept"}},"requestState":"s"}}"#,
+        );
+        assert_eq!(r.id, RequestId::Number(7));
+        assert_eq!(r.params, Some(serde_json::json!({"name": "t"})));
+        let answers = r.round_trip.input_responses.expect("kept");
+        assert_eq!(
+            answers.into_value(),
+            serde_json::json!({"a": {"action": "accept"}})
+        );
+        assert_eq!(r.round_trip.request_state, Some(Value::from("s")));
+    }
+
+    #[test]
+    fn repeated_members_count_with_their_last_value() {
+        let r = request(
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x","params":{"a":1},"params":[1,{"b":null}]}"#,
+        );
+        assert_eq!(r.id, RequestId::Number(2));
+        assert_eq!(r.params, Some(serde_json::json!([1, {"b": null}])));
+        assert_eq!(r.round_trip, RoundTrip::default());
+    }
+
+    #[test]
+    fn params_of_any_type_are_read_as_sent() {
+        for params in [
+            "null",
+            "true",
+            "-3",
+            "18446744073709551615",
+            "2.5",
+            "\"s\"",
+            "[]",
+        ] {
+            let r = request(&format!(
+                r#"{{"jsonrpc":"2.0","id":"x","method":"m","params":{params}}}"#
+            ));
+            let expected: Value = serde_json::from_str(params).unwrap();
+            assert_eq!(r.params, Some(expected), "{params}");
+        }
+    }
+
+    #[test]
+    fn a_notification_keeps_its_input_responses_in_its_params() {
+        let parsed = parse_message(
+            br#"{"jsonrpc":"2.0","method":"n","params":{"inputResponses":{"a":{}},"requestState":1}}"#,
+        );
+        let Ok(Incoming::Notification { params, .. }) = parsed else {
+            panic!("not a notification: {parsed:?}");
+        };
+        assert_eq!(
+            params.map(Value::Object),
+            Some(serde_json::json!({"inputResponses": {"a": {}}, "requestState": 1}))
+        );
+    }
+
+    #[test]
+    fn what_is_not_a_request_is_refused_as_before() {
+        assert_eq!(refusal("[1, 2]").0, -32600);
+        assert_eq!(refusal("\"x\"").0, -32600);
+        assert_eq!(refusal("[1, 2").0, -32700, "bad JSON inside an array");
+        assert_eq!(
+            refusal(r#"{"jsonrpc":"2.0","id":1,"method":"m"} x"#).0,
+            -32700
+        );
+        assert_eq!(
+            refusal(r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).0,
+            -32600
+        );
+        assert_eq!(
+            refusal(r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#).0,
+            -32600
+        );
+        assert_eq!(refusal(r#"{"jsonrpc":"2.0","id":1,"method":5}"#).0, -32600);
+        let (code, message) = refusal(r#"{"jsonrpc":"2.0","id":1,"result":null}"#);
+        assert_eq!(code, -32600);
+        assert!(message.contains("does not accept responses"), "{message}");
+        let (code, message) = refusal(r#"{"jsonrpc":"2.0","method":"n","params":[]}"#);
+        assert_eq!(code, -32600);
+        assert!(message.contains("notification params"), "{message}");
+    }
 }

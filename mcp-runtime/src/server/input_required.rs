@@ -2,25 +2,26 @@
 //! `resources/read` returned: a complete result as it is, or an [`Ask`]
 //! checked and turned into the `InputRequiredResult` sent on the wire.
 
-use super::Outcome;
 use super::ask::{Ask, NextState};
-use super::finish::{ResultMeta, finish};
+use super::context::RequestData;
+use super::finish::{ResultMeta, finish, with_server_info};
 use super::registry::Registry;
-use super::state_gate::StateGate;
+use super::state_gate::Sealed;
+use super::{Outcome, state_gate};
 use crate::schema::{
-    ClientCapabilities, ElicitRequestParams, ElicitationCapability, InputRequest,
-    InputRequiredResult, InputRequiredType, JsonObject, McpError, SamplingCapability,
+    ClientCapabilities, ElicitRequestParams, ElicitationCapability, InputRequest, InputRequests,
+    JsonObject, McpError, SamplingCapability,
 };
 
-/// Finishes a handler's outcome. An ask must ask for something or carry
-/// state (`-32603`); its state is signed (or a hand-minted one checked) by
-/// the gate (`-32603`); and it may ask only for what the client declared
-/// (`-32021` with `data.requiredCapabilities`).
+/// Finishes a handler's outcome for the request whose data is `request`.
+/// An ask must ask for something or carry state (`-32603`); its state is
+/// signed (or a hand-minted one checked) by the state gate (`-32603`); and
+/// it may ask only for what the client declared (`-32021` with
+/// `data.requiredCapabilities`).
 pub(crate) fn finish_outcome<R: ResultMeta>(
     registry: &Registry,
     outcome: Outcome<R>,
-    declared: DeclaredInputs,
-    gate: &StateGate,
+    request: &RequestData,
 ) -> Result<String, McpError> {
     let ask = match outcome {
         Outcome::Complete(result) => return finish(registry, result),
@@ -36,7 +37,8 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
             "a handler returned an input_required result with neither inputRequests nor requestState",
         ));
     }
-    let request_state = gate.seal(state)?;
+    let request_state = state_gate::seal(request.signer.as_ref(), state)?;
+    let declared = DeclaredInputs::of(&request.meta.client_capabilities);
     if let Some(required) =
         missing_capabilities(requests.iter().flatten().map(|(_, r)| r), declared)
     {
@@ -44,22 +46,55 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
             required: Box::new(required),
         });
     }
-    finish(
-        registry,
-        InputRequiredResult {
-            result_type: InputRequiredType::InputRequired,
-            input_requests: requests,
-            request_state,
-            meta,
-        },
+    render(
+        requests.as_ref(),
+        request_state.as_ref(),
+        with_server_info(registry, meta).as_ref(),
     )
 }
 
+/// The `InputRequiredResult` as compact JSON, written as serde would write
+/// it (a test holds them equal) but with its own keys and a state token the
+/// gate signed copied as they are: they need no escaping, and this is the
+/// one result every round sends.
+fn render(
+    requests: Option<&InputRequests>,
+    state: Option<&Sealed>,
+    meta: Option<&JsonObject>,
+) -> Result<String, McpError> {
+    fn failed(error: impl std::fmt::Display) -> McpError {
+        McpError::internal(format!("could not serialise the result: {error}"))
+    }
+    let mut json = Vec::with_capacity(1024);
+    json.extend_from_slice(br#"{"resultType":"input_required""#);
+    if let Some(requests) = requests {
+        json.extend_from_slice(br#","inputRequests":"#);
+        serde_json::to_writer(&mut json, requests).map_err(failed)?;
+    }
+    match state {
+        Some(Sealed::Signed(token)) => {
+            json.extend_from_slice(br#","requestState":""#);
+            json.extend_from_slice(token.as_bytes());
+            json.push(b'"');
+        }
+        Some(Sealed::Opaque(state)) => {
+            json.extend_from_slice(br#","requestState":"#);
+            serde_json::to_writer(&mut json, state).map_err(failed)?;
+        }
+        None => {}
+    }
+    if let Some(meta) = meta {
+        json.extend_from_slice(br#","_meta":"#);
+        serde_json::to_writer(&mut json, meta).map_err(failed)?;
+    }
+    json.push(b'}');
+    String::from_utf8(json).map_err(failed)
+}
+
 /// Which kinds of input the client declared it can give: all the check of
-/// an outgoing ask needs, taken before the request's context moves into
-/// the handler (a copy, not a clone of the capabilities).
+/// an outgoing ask needs.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct DeclaredInputs {
+struct DeclaredInputs {
     form: bool,
     url: bool,
     sampling: bool,
@@ -68,7 +103,7 @@ pub(crate) struct DeclaredInputs {
 }
 
 impl DeclaredInputs {
-    pub(crate) fn of(capabilities: &ClientCapabilities) -> Self {
+    fn of(capabilities: &ClientCapabilities) -> Self {
         Self {
             form: capabilities.supports_elicitation_form(),
             url: capabilities.supports_elicitation_url(),
@@ -123,4 +158,44 @@ fn missing_capabilities<'a>(
         }
     }
     any.then_some(required)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{InputRequiredResult, InputRequiredType};
+    use serde_json::json;
+
+    /// `render` writes what serde writes for the same `InputRequiredResult`.
+    #[test]
+    fn render_writes_what_serde_writes() {
+        let form = InputRequest::elicit_url("Visit \"this\"\n", "https://example.com/a?b=c");
+        let requests = InputRequests::from([("k\u{e9}y".to_owned(), form)]);
+        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "s\\"}, "x": [1]});
+        let serde_json::Value::Object(meta) = meta else {
+            unreachable!()
+        };
+        let states = [
+            None,
+            Some(Sealed::Signed("v1.key_-1.AAAA-_.BBBB".to_owned())),
+            Some(Sealed::Opaque("any \"thing\" \u{1}".to_owned())),
+        ];
+        for requests in [None, Some(&requests)] {
+            for state in &states {
+                for meta in [None, Some(&meta)] {
+                    let rendered = render(requests, state.as_ref(), meta).unwrap();
+                    let by_serde = serde_json::to_string(&InputRequiredResult {
+                        result_type: InputRequiredType::InputRequired,
+                        input_requests: requests.cloned(),
+                        request_state: state.as_ref().map(|s| match s {
+                            Sealed::Signed(s) | Sealed::Opaque(s) => s.clone(),
+                        }),
+                        meta: meta.cloned(),
+                    })
+                    .unwrap();
+                    assert_eq!(rendered, by_serde);
+                }
+            }
+        }
+    }
 }

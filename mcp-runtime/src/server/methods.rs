@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::context::RequestData;
+use super::incoming::RoundTrip;
 use super::registry::Registry;
 use super::{MethodHandler, calls, lists, subscriptions};
 use crate::BoxFuture;
@@ -77,8 +78,10 @@ const METHODS: &[Method] = &[
 
 /// One request on its way to the function that serves its method.
 pub(crate) struct Call {
-    /// The request's params, `_meta` included.
+    /// The request's params, `_meta` included, the round-trip members not.
     pub(crate) params: JsonObject,
+    /// What a retry carries (`inputResponses`, `requestState`), kept apart.
+    pub(crate) round_trip: RoundTrip,
     /// Everything else known about the request; it becomes the handler's
     /// [`Context`](super::Context).
     pub(crate) data: RequestData,

@@ -17,6 +17,7 @@
 //! - `finish.rs`: `serverInfo` added, the result serialised once, the
 //!   [`Response`].
 
+mod answers;
 mod ask;
 mod builder;
 mod calls;

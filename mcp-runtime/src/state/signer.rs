@@ -48,6 +48,9 @@ type Policy = dyn Fn(&BindingRequest<'_>, &ReceiveContext) -> Binding + Send + S
 pub struct RequestStateSigner {
     config: Arc<Config>,
     bound: Binding,
+    /// The time a signer bound to one request reads instead of the clock,
+    /// so a request reads it once (see [`Self::bind_at`]).
+    at: Option<u64>,
 }
 
 #[derive(Clone)]
@@ -131,6 +134,7 @@ impl RequestStateSigner {
                 policy: None,
             }),
             bound: Binding::empty(),
+            at: None,
         }
     }
 
@@ -208,6 +212,19 @@ impl RequestStateSigner {
         Self {
             config: Arc::clone(&self.config),
             bound: binding,
+            at: None,
+        }
+    }
+
+    /// A signer bound to `binding` whose clock stands at `now` (Unix
+    /// seconds): what the server hands one request, so that the state it
+    /// verifies and the one it signs are timed from the request's arrival,
+    /// and the clock is read once.
+    pub(crate) fn bind_at(&self, binding: Binding, now: u64) -> Self {
+        Self {
+            config: Arc::clone(&self.config),
+            bound: binding,
+            at: Some(now),
         }
     }
 
@@ -244,7 +261,7 @@ impl RequestStateSigner {
         binding: &Binding,
     ) -> Result<String, StateError> {
         let config = &self.config;
-        let expiry = config.clock.now().saturating_add(config.ttl_seconds);
+        let expiry = self.now().saturating_add(config.ttl_seconds);
         let token = if config.sealed {
             token::seal(&config.signing, expiry, binding, payload)?
         } else {
@@ -289,7 +306,7 @@ impl RequestStateSigner {
                 key_id: parsed.key_id.to_owned(),
             })?;
         let opened = token::open(&parsed, key, binding)?;
-        let now = self.config.clock.now();
+        let now = self.now();
         if now >= opened.expiry {
             return Err(StateError::Expired {
                 expired_at: opened.expiry,
@@ -305,9 +322,10 @@ impl RequestStateSigner {
         })
     }
 
-    /// The current time on this signer's clock (Unix seconds).
+    /// The current time on this signer's clock (Unix seconds); for the
+    /// signer a handler's context holds, the time its request arrived.
     pub fn now(&self) -> u64 {
-        self.config.clock.now()
+        self.at.unwrap_or_else(|| self.config.clock.now())
     }
 }
 
@@ -328,6 +346,7 @@ impl fmt::Debug for RequestStateSigner {
             .field("sealed", &self.config.sealed)
             .field("custom_policy", &self.config.policy.is_some())
             .field("bound", &self.bound)
+            .field("at", &self.at)
             .finish()
     }
 }

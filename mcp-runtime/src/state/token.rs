@@ -42,27 +42,40 @@ pub(crate) struct Parsed<'a> {
     tag: Option<&'a str>,
 }
 
+/// `s` up to its first dot, and what follows that dot, if there is one.
+/// A plain scan: the parts are short, too short for `memchr` to pay.
+fn split(s: &str) -> (&str, Option<&str>) {
+    match s.bytes().position(|b| b == b'.') {
+        Some(dot) => (&s[..dot], s.get(dot + 1..)),
+        None => (s, None),
+    }
+}
+
 pub(crate) fn parse(token: &str) -> Result<Parsed<'_>, StateError> {
-    let mut parts = token.split('.');
-    let version = parts.next().unwrap_or_default();
+    let (version, rest) = split(token);
     let sealed = match version {
         SIGNED => false,
         SEALED => true,
         _ => return Err(StateError::UnsupportedVersion),
     };
-    let key_id = parts.next().ok_or(StateError::Malformed("no key id"))?;
+    let (key_id, rest) = split(rest.ok_or(StateError::Malformed("no key id"))?);
     if !valid_key_id(key_id) {
         return Err(StateError::Malformed("invalid key id"));
     }
-    let body = parts.next().ok_or(StateError::Malformed("no body"))?;
-    let tag = if sealed {
-        None
+    let rest = rest.ok_or(StateError::Malformed("no body"))?;
+    let (body, tag) = if sealed {
+        (rest, None)
     } else {
-        Some(parts.next().ok_or(StateError::Malformed("no signature"))?)
+        // The tag is the last part: a fixed number of characters.
+        let tag_at = rest
+            .len()
+            .checked_sub(TAG_CHARS)
+            .filter(|&at| at > 0 && rest.as_bytes()[at - 1] == b'.')
+            .ok_or(StateError::Malformed("no signature"))?;
+        (&rest[..tag_at - 1], Some(&rest[tag_at..]))
     };
-    if parts.next().is_some() {
-        return Err(StateError::Malformed("too many parts"));
-    }
+    // A dot left in the body or the tag (a token of too many parts) is not
+    // base64url: decoding them refuses it.
     Ok(Parsed { key_id, body, tag })
 }
 
@@ -74,10 +87,21 @@ pub(crate) fn sign(
     payload: &[u8],
 ) -> Result<String, StateError> {
     let exp = expiry.to_be_bytes();
-    let mut body = Vec::with_capacity(8 + NONCE_LEN + payload.len());
-    body.extend_from_slice(&exp);
-    body.extend_from_slice(&unique_nonce()?);
-    body.extend_from_slice(payload);
+    // expiry || nonce || payload, on the stack unless the payload is large.
+    let len = 8 + NONCE_LEN + payload.len();
+    let mut on_stack = [0u8; 256];
+    let mut on_heap = Vec::new();
+    let body: &mut [u8] = match on_stack.get_mut(..len) {
+        Some(body) => body,
+        None => {
+            on_heap.resize(len, 0);
+            &mut on_heap
+        }
+    };
+    body[..8].copy_from_slice(&exp);
+    body[8..8 + NONCE_LEN].copy_from_slice(&unique_nonce()?);
+    body[8 + NONCE_LEN..].copy_from_slice(payload);
+    let body = &*body;
     // The MAC covers the nonce with the payload (fixed length: unambiguous).
     let tag = mac(key, &exp, binding, &body[8..]).finalize().into_bytes();
     let mut token = String::with_capacity(8 + key.id().len() + (body.len() + TAG_LEN) * 4 / 3 + 4);
@@ -85,7 +109,7 @@ pub(crate) fn sign(
     token.push('.');
     token.push_str(key.id());
     token.push('.');
-    URL_SAFE_NO_PAD.encode_append(&body, &mut token);
+    URL_SAFE_NO_PAD.encode_append(body, &mut token);
     token.push('.');
     URL_SAFE_NO_PAD.encode_append(tag, &mut token);
     Ok(token)
@@ -352,5 +376,47 @@ mod tests {
         assert_eq!(tag, expected);
         let parsed = parse(&token).unwrap();
         assert_eq!(open(&parsed, &key, &binding).unwrap().payload, payload);
+    }
+
+    #[test]
+    fn a_token_of_too_many_or_too_few_parts_is_refused() {
+        let key = SigningKey::with_id("k", [5u8; 32]).unwrap();
+        let binding = Binding::empty();
+        let token = sign(&key, u64::MAX, &binding, b"p").unwrap();
+        let (head, tag) = token.rsplit_once('.').unwrap();
+        let broken = [
+            format!("{token}.x"),
+            format!("{head}.x.{tag}"),
+            format!("{head}{tag}"),
+            head.to_owned(),
+            "v1.k".to_owned(),
+            "v1".to_owned(),
+            format!("{head}.{tag}x"),
+        ];
+        for bad in broken {
+            let refused = parse(&bad).and_then(|parsed| open(&parsed, &key, &binding).map(|_| ()));
+            assert!(refused.is_err(), "{bad}");
+        }
+        assert!(open(&parse(&token).unwrap(), &key, &binding).is_ok());
+    }
+
+    /// The server writes tokens into JSON without escaping them.
+    #[test]
+    fn tokens_need_no_escaping_in_json() {
+        let key = SigningKey::new([3u8; 32]).unwrap();
+        let binding = Binding::empty().with("x");
+        for payload in [&b""[..], b"\"\\\n\x00", &[0xffu8; 300]] {
+            for token in [
+                sign(&key, 1, &binding, payload).unwrap(),
+                seal(&key, 1, &binding, payload).unwrap(),
+            ] {
+                assert!(
+                    token
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')),
+                    "{token}"
+                );
+            }
+        }
     }
 }
