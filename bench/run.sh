@@ -16,9 +16,11 @@
 #   WARMUP        seconds of unmeasured load before each cell [1]
 #   CONCURRENCY   connections, space-separated [1 16 64 256]
 #   WORKLOADS     plain and/or two-round [plain two-round]
-#   SERVERS       any of ours limit rmcp, and ours-single-use (--single-use) and
+#   SERVERS       any of ours limit rmcp, and ours-single-use (--single-use),
 #                 ours-redis (--redis, against a redis-server this script
-#                 starts on a free loopback port) [ours limit rmcp]
+#                 starts on a free loopback port) and baseline (the
+#                 conformance-server binary at $BASELINE, e.g. one built
+#                 from an earlier commit, for a before/after) [ours limit rmcp]
 #   ROUNDS        repetitions of the whole grid; the report takes medians [1]
 #   PIN           1: server on CPU $SERVER_CPUS, load generator on CPU
 #                 $LOADGEN_CPUS (taskset), when there are 2 CPUs or more [1]
@@ -74,6 +76,7 @@ command_of() {
         ours) echo "$OURS --listen 127.0.0.1:0 --state-key-hex $(printf '07%.0s' {1..32})" ;;
         ours-single-use) echo "$(command_of ours) --single-use" ;;
         ours-redis) echo "$(command_of ours) --redis redis://127.0.0.1:$REDIS_PORT" ;;
+        baseline) echo "${BASELINE:?set BASELINE to a conformance-server binary} --listen 127.0.0.1:0 --state-key-hex $(printf '07%.0s' {1..32})" ;;
         limit) echo "$PEERS/limit-server --listen 127.0.0.1:0" ;;
         rmcp) echo "$PEERS/rmcp-server --listen 127.0.0.1:0" ;;
         *) echo "unknown server $1" >&2; return 1 ;;

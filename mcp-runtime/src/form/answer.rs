@@ -131,8 +131,8 @@ impl<T: ElicitForm> Answer<T> {
             ElicitAction::Decline => Self::Decline,
             ElicitAction::Cancel => Self::Cancel,
             ElicitAction::Accept => {
-                let members = answer.content.map(|c| c.0).unwrap_or_default();
-                let mut decoder = FormDecoder::read(T::requested_schema(), &members);
+                let mut members = answer.content.map(|c| c.0).unwrap_or_default();
+                let mut decoder = FormDecoder::read(T::requested_schema(), &mut members);
                 match T::decode(&mut decoder) {
                     Ok(value) => Self::Accept(value),
                     Err(error) => Self::Invalid(error),

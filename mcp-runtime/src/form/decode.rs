@@ -38,26 +38,20 @@ pub struct FormDecoder<'a> {
 }
 
 /// Submitted values, by name.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 enum Content<'a> {
     /// A map.
     Map(&'a BTreeMap<String, ElicitValue>),
     /// Members as they were read, in order: of a repeated name the last
-    /// counts, and `None` (a `null` sent) means the field was left out.
-    Read(&'a [(Cow<'a, str>, Option<ElicitValue>)]),
+    /// counts, and `None` (a `null` sent) means the field was left out. A
+    /// field's value is taken when it is read.
+    Read(&'a mut [(Cow<'a, str>, Option<ElicitValue>)]),
 }
 
-impl<'a> Content<'a> {
-    fn get(self, name: &str) -> Option<&'a ElicitValue> {
-        match self {
-            Self::Map(map) => map.get(name),
-            Self::Read(members) => members
-                .iter()
-                .rev()
-                .find(|(key, _)| key == name)
-                .and_then(|(_, value)| value.as_ref()),
-        }
-    }
+/// One field's value: borrowed from a map, or taken from the members read.
+enum Value<'a> {
+    Borrowed(&'a ElicitValue),
+    Taken(ElicitValue),
 }
 
 impl<'a> FormDecoder<'a> {
@@ -76,7 +70,7 @@ impl<'a> FormDecoder<'a> {
     /// [`Content::Read`]), without building a map first.
     pub(crate) fn read(
         schema: &'a ElicitRequestedSchema,
-        members: &'a [(Cow<'a, str>, Option<ElicitValue>)],
+        members: &'a mut [(Cow<'a, str>, Option<ElicitValue>)],
     ) -> Self {
         Self {
             schema,
@@ -88,6 +82,8 @@ impl<'a> FormDecoder<'a> {
     /// field's schema (type, length, format, range, options, selections),
     /// then converted. A field the user left out is `None` for an `Option`
     /// and an error ("missing") otherwise. Every error names the field.
+    /// Read each field once (as generated code does): a value read straight
+    /// from the client's JSON is taken by the first read.
     pub fn field<T: ElicitField>(&mut self, name: &str) -> Result<T, FormError> {
         let fail = |reason: String| FormError {
             field: Some(name.to_owned()),
@@ -100,10 +96,23 @@ impl<'a> FormDecoder<'a> {
             .iter()
             .find_map(|(field, property)| (field == name).then_some(property))
             .ok_or_else(|| fail("is not a field of this form".to_owned()))?;
-        match self.content.get(name) {
-            Some(value) => {
+        let value = match &mut self.content {
+            Content::Map(map) => map.get(name).map(Value::Borrowed),
+            Content::Read(members) => members
+                .iter_mut()
+                .rev()
+                .find(|(key, _)| key == name)
+                .and_then(|(_, value)| value.take())
+                .map(Value::Taken),
+        };
+        match value {
+            Some(Value::Borrowed(value)) => {
                 check(property, value).map_err(fail)?;
                 T::decode(Some(value)).map_err(fail)
+            }
+            Some(Value::Taken(value)) => {
+                check(property, &value).map_err(fail)?;
+                T::decode_owned(Some(value)).map_err(fail)
             }
             None => {
                 let required = self

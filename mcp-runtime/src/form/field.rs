@@ -31,6 +31,12 @@ pub trait ElicitField: Sized {
     /// Converts a submitted value, already checked against the schema, into
     /// the field type. `None` when the user left the field out.
     fn decode(value: Option<&ElicitValue>) -> Result<Self, String>;
+
+    /// Like [`Self::decode`], taking the value, so that a string need not
+    /// be copied.
+    fn decode_owned(value: Option<ElicitValue>) -> Result<Self, String> {
+        Self::decode(value.as_ref())
+    }
 }
 
 /// A fieldless enum that can be a single-select field (and, in a `Vec` or
@@ -165,6 +171,13 @@ impl ElicitField for String {
             Some(ElicitValue::String(s)) => Ok(s.clone()),
             Some(other) => Err(expected("a string", other)),
             None => Err(MISSING.to_owned()),
+        }
+    }
+
+    fn decode_owned(value: Option<ElicitValue>) -> Result<Self, String> {
+        match value {
+            Some(ElicitValue::String(s)) => Ok(s),
+            other => Self::decode(other.as_ref()),
         }
     }
 }
@@ -471,5 +484,9 @@ impl<T: ElicitField> ElicitField for Option<T> {
 
     fn decode(value: Option<&ElicitValue>) -> Result<Self, String> {
         value.map(|v| T::decode(Some(v))).transpose()
+    }
+
+    fn decode_owned(value: Option<ElicitValue>) -> Result<Self, String> {
+        value.map(|v| T::decode_owned(Some(v))).transpose()
     }
 }

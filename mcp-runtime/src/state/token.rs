@@ -89,7 +89,7 @@ pub(crate) fn sign(
     let exp = expiry.to_be_bytes();
     // expiry || nonce || payload, on the stack unless the payload is large.
     let len = 8 + NONCE_LEN + payload.len();
-    let mut on_stack = [0u8; 256];
+    let mut on_stack = [0u8; 128];
     let mut on_heap = Vec::new();
     let body: &mut [u8] = match on_stack.get_mut(..len) {
         Some(body) => body,
