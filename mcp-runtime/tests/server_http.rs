@@ -418,6 +418,53 @@ impl MethodHandler for Named {
     }
 }
 
+/// An extension that answers with the params it was given.
+struct EchoParams;
+
+impl MethodHandler for EchoParams {
+    fn method(&self) -> &str {
+        "io.example/echo"
+    }
+
+    fn handle(
+        &self,
+        params: JsonObject,
+        _: Context,
+    ) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
+        Box::pin(async move { Ok(Outcome::Complete(json!({"params": params}))) })
+    }
+}
+
+#[tokio::test]
+async fn an_extension_gets_its_params_whole() {
+    use mcp_runtime::server::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
+    let server = Server::builder("ext", "1")
+        .method(EchoParams)
+        .build()
+        .unwrap();
+    // The members the reader keeps apart for tools/call, prompts/get and
+    // resources/read reach an extension as they were sent.
+    let params = json!({
+        "_meta": meta(json!({}), json!({})),
+        "inputResponses": {"a": {"action": "accept"}, "b": 1},
+        "requestState": ["not", "a", "string"],
+        "other": {"x": null}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "io.example/echo", "params": params});
+    let Ok(Incoming::Request(request)) = parse_message(body.to_string().as_bytes()) else {
+        panic!("not a request")
+    };
+    let response = server
+        .handle_request(
+            request,
+            ReceiveContext::new(TransportKind::InProcess),
+            Notifier::disabled(),
+        )
+        .await;
+    let response: Value = serde_json::from_str(&response.to_json()).unwrap();
+    assert_eq!(response["result"]["params"], params, "{response}");
+}
+
 #[test]
 fn an_extension_cannot_take_a_method_of_either_era() {
     // `tools/call` is served; `ping` and `initialize` are 2025-era methods
