@@ -49,7 +49,7 @@ enum Content<'a> {
 }
 
 /// One field's value: borrowed from a map, or taken from the members read.
-enum Value<'a> {
+enum FieldValue<'a> {
     Borrowed(&'a ElicitValue),
     Taken(ElicitValue),
 }
@@ -97,20 +97,20 @@ impl<'a> FormDecoder<'a> {
             .find_map(|(field, property)| (field == name).then_some(property))
             .ok_or_else(|| fail("is not a field of this form".to_owned()))?;
         let value = match &mut self.content {
-            Content::Map(map) => map.get(name).map(Value::Borrowed),
+            Content::Map(map) => map.get(name).map(FieldValue::Borrowed),
             Content::Read(members) => members
                 .iter_mut()
                 .rev()
                 .find(|(key, _)| key == name)
                 .and_then(|(_, value)| value.take())
-                .map(Value::Taken),
+                .map(FieldValue::Taken),
         };
         match value {
-            Some(Value::Borrowed(value)) => {
+            Some(FieldValue::Borrowed(value)) => {
                 check(property, value).map_err(fail)?;
                 T::decode(Some(value)).map_err(fail)
             }
-            Some(Value::Taken(value)) => {
+            Some(FieldValue::Taken(value)) => {
                 check(property, &value).map_err(fail)?;
                 T::decode_owned(Some(value)).map_err(fail)
             }

@@ -4,6 +4,7 @@
 //! objects) is checked by the methods that take answers.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -33,17 +34,25 @@ impl SentAnswers {
                 "inputResponses must be an object of objects",
             ));
         };
-        let mut first_bad: Option<&str> = None;
-        for (i, (key, value)) in answers.entries.iter().enumerate() {
-            let key = answers.key(key);
-            let shadowed = answers.entries[i + 1..]
-                .iter()
-                .any(|(later, _)| answers.key(later) == key);
-            let is_object = answers.text(value).is_some_and(|v| v.starts_with('{'));
-            if !shadowed && !is_object && first_bad.is_none_or(|first| key < first) {
-                first_bad = Some(key);
-            }
+        let is_object =
+            |range: &Range<usize>| answers.text(range).is_some_and(|v| v.starts_with('{'));
+        // The common case: every answer is an object, and a repeated key
+        // cannot matter. One linear pass.
+        if answers.entries.iter().all(|(_, value)| is_object(value)) {
+            return Ok(answers);
         }
+        // Otherwise only the last of a repeated key counts; name the first
+        // offending key in key order (a map, not a scan per key: the number
+        // of keys is the client's to choose).
+        let last: BTreeMap<&str, &Range<usize>> = answers
+            .entries
+            .iter()
+            .map(|(key, value)| (answers.key(key), value))
+            .collect();
+        let first_bad = last
+            .into_iter()
+            .find(|(_, value)| !is_object(value))
+            .map(|(key, _)| key.to_owned());
         match first_bad {
             Some(key) => Err(McpError::invalid_params(format!(
                 "inputResponses[{key:?}] must be an object"

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::context::RequestData;
+use super::incoming::RoundTrip;
 use super::methods::{self, Call, Route};
 use super::registry::Registry;
 use super::{Notifier, ReceiveContext, Request, Response, Server, calls, headers};
@@ -33,9 +34,25 @@ impl Server {
         receive: ReceiveContext,
         notifier: Notifier,
     ) -> Response {
-        let id = request.id.clone();
-        let method = request.method.clone();
-        let run = std::panic::AssertUnwindSafe(dispatch(&self.inner, request, receive, notifier));
+        let Request {
+            id,
+            method,
+            params,
+            round_trip,
+        } = request;
+        // The method stays here (for the log) and dispatch borrows it: no
+        // copy of it per request.
+        let run = std::panic::AssertUnwindSafe(dispatch(
+            &self.inner,
+            Envelope {
+                id: id.clone(),
+                method: &method,
+                params,
+                round_trip,
+            },
+            receive,
+            notifier,
+        ));
         let outcome = match futures_util::FutureExt::catch_unwind(run).await {
             Ok(outcome) => outcome,
             Err(panic) => Err(McpError::internal(format!(
@@ -58,13 +75,21 @@ impl Server {
     }
 }
 
+/// A request as dispatch takes it: the method borrowed from the caller.
+struct Envelope<'a> {
+    id: RequestId,
+    method: &'a str,
+    params: Option<Value>,
+    round_trip: RoundTrip,
+}
+
 async fn dispatch(
     registry: &Registry,
-    request: Request,
+    request: Envelope<'_>,
     receive: ReceiveContext,
     notifier: Notifier,
 ) -> Result<String, McpError> {
-    let Request {
+    let Envelope {
         id,
         method,
         params,
@@ -80,9 +105,9 @@ async fn dispatch(
         });
     }
     if let Some(headers) = &receive.headers {
-        headers::check_method_and_name(headers, &method, &params)?;
+        headers::check_method_and_name(headers, method, &params)?;
     }
-    let route = methods::route(registry, &method)?;
+    let route = methods::route(registry, method)?;
     let data = RequestData {
         request_id: id,
         method: route.name(method),

@@ -8,10 +8,9 @@ use serde_json::Value;
 
 use super::registry::Registry;
 use crate::schema::{
-    CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, InputRequiredResult,
-    JsonObject, JsonRpcErrorResponse, JsonRpcVersion, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, McpError,
-    ReadResourceResult, RequestId, ResultType,
+    CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, JsonObject,
+    JsonRpcErrorResponse, JsonRpcVersion, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, McpError, ReadResourceResult, RequestId, ResultType,
 };
 
 /// The response to one request: a serialised result or an error.
@@ -122,7 +121,6 @@ result_meta!(
     GetPromptResult,
     ReadResourceResult,
     CompleteResult,
-    InputRequiredResult,
 );
 
 /// Adds `serverInfo` to the result's `_meta` and serialises it once.

@@ -160,11 +160,12 @@ pub(crate) enum Route {
 }
 
 impl Route {
-    /// The method's name, borrowed from the table where it is a core method.
-    pub(crate) fn name(&self, requested: String) -> Cow<'static, str> {
+    /// The method's name, borrowed from the table where it is a core method
+    /// (copied only for an extension's).
+    pub(crate) fn name(&self, requested: &str) -> Cow<'static, str> {
         match self {
             Self::Core { name, .. } => Cow::Borrowed(name),
-            Self::Extension(_) => Cow::Owned(requested),
+            Self::Extension(_) => Cow::Owned(requested.to_owned()),
         }
     }
 }

@@ -102,9 +102,39 @@ pub(crate) enum Sealed {
 fn refuse(request: &BindingRequest<'_>, reason: &StateError) -> McpError {
     tracing::warn!(
         method = request.method,
-        target = request.target,
+        target = bounded(request.target),
         %reason,
         "refused requestState"
     );
     McpError::InvalidRequestState
+}
+
+/// The most of a target (a name or URI from the wire) a log line carries.
+const LOGGED_TARGET_BYTES: usize = 256;
+
+/// `target` cut to [`LOGGED_TARGET_BYTES`] at a character boundary: a
+/// client chooses its length, the log should not.
+fn bounded(target: &str) -> &str {
+    if target.len() <= LOGGED_TARGET_BYTES {
+        return target;
+    }
+    let mut end = LOGGED_TARGET_BYTES;
+    while !target.is_char_boundary(end) {
+        end -= 1;
+    }
+    &target[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_logged_target_is_bounded_at_a_character_boundary() {
+        assert_eq!(bounded("tool"), "tool");
+        let long = "é".repeat(LOGGED_TARGET_BYTES);
+        let cut = bounded(&long);
+        assert!(cut.len() <= LOGGED_TARGET_BYTES && cut.len() >= LOGGED_TARGET_BYTES - 1);
+        assert!(long.starts_with(cut));
+    }
 }
