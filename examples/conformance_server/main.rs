@@ -1,8 +1,14 @@
 //! The server the official MCP conformance suite runs against.
 //!
 //! ```text
-//! conformance-server --listen 127.0.0.1:PORT [--max-body-bytes N] [STATE OPTIONS]
-//! conformance-server --stdio [STATE OPTIONS]
+//! conformance-server --listen 127.0.0.1:PORT [HTTP LIMITS] [STATE OPTIONS]
+//! conformance-server --stdio [--max-in-flight N] [STATE OPTIONS]
+//!
+//! HTTP LIMITS (the transport's defaults otherwise; see docs/deploying.md)
+//!   --max-body-bytes N          the largest request body (413 above)
+//!   --body-timeout-ms N         the time a body may take to arrive (408 after)
+//!   --header-timeout-ms N       the time a request head may take, idle time before it included
+//!   --max-connections N         connections served at once
 //!
 //! STATE OPTIONS
 //!   --state-key-hex HEX         the requestState signing key, hex (at least 32 bytes);
@@ -27,6 +33,7 @@ mod tools;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use mcp_runtime::server::Server;
 use mcp_runtime::state::{
@@ -34,7 +41,9 @@ use mcp_runtime::state::{
 };
 use mcp_runtime::transport::{http::HttpTransport, stdio};
 
-const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] | --stdio) \
+const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] \
+                     [--body-timeout-ms N] [--header-timeout-ms N] [--max-connections N] \
+                     | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
                      [--single-use] [--redis URL]";
 
@@ -42,11 +51,48 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
 const DEFAULT_STATE_TTL: u64 = 600;
 
 enum Mode {
-    Http {
-        listen: String,
-        max_body_bytes: Option<usize>,
-    },
-    Stdio,
+    Http { listen: String, limits: HttpLimits },
+    Stdio { max_in_flight: Option<usize> },
+}
+
+/// The HTTP limits given on the command line; the transport's defaults
+/// for the others.
+#[derive(Default)]
+struct HttpLimits {
+    max_body_bytes: Option<usize>,
+    body_timeout_ms: Option<u64>,
+    header_timeout_ms: Option<u64>,
+    max_connections: Option<usize>,
+}
+
+impl HttpLimits {
+    fn apply(&self, mut transport: HttpTransport) -> HttpTransport {
+        if let Some(limit) = self.max_body_bytes {
+            transport = transport.max_body_bytes(limit);
+        }
+        if let Some(ms) = self.body_timeout_ms {
+            transport = transport.body_timeout(Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.header_timeout_ms {
+            transport = transport.header_timeout(Duration::from_millis(ms));
+        }
+        if let Some(limit) = self.max_connections {
+            transport = transport.max_connections(limit);
+        }
+        transport
+    }
+}
+
+/// The value of `flag`, the next argument, as a positive number.
+fn number<T: std::str::FromStr + PartialOrd + Default>(
+    flag: &str,
+    args: &mut impl Iterator<Item = String>,
+) -> Result<T, String> {
+    let value = args.next().ok_or(format!("{flag} needs a number"))?;
+    match value.parse::<T>() {
+        Ok(n) if n > T::default() => Ok(n),
+        _ => Err(format!("{flag}: {value:?} is not a positive number")),
+    }
 }
 
 /// Which states are accepted more than once.
@@ -73,7 +119,8 @@ fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let mut listen = None;
     let mut stdio = false;
-    let mut max_body_bytes = None;
+    let mut limits = HttpLimits::default();
+    let mut max_in_flight = None;
     let mut state_key = None;
     let mut verify_keys = Vec::new();
     let mut state_ttl = DEFAULT_STATE_TTL;
@@ -82,14 +129,11 @@ fn parse_args() -> Result<Options, String> {
         match arg.as_str() {
             "--listen" => listen = Some(args.next().ok_or("--listen needs an address")?),
             "--stdio" => stdio = true,
-            "--max-body-bytes" => {
-                let value = args.next().ok_or("--max-body-bytes needs a number")?;
-                max_body_bytes = Some(
-                    value
-                        .parse()
-                        .map_err(|_| format!("--max-body-bytes: {value:?} is not a number"))?,
-                );
-            }
+            "--max-body-bytes" => limits.max_body_bytes = Some(number(&arg, &mut args)?),
+            "--body-timeout-ms" => limits.body_timeout_ms = Some(number(&arg, &mut args)?),
+            "--header-timeout-ms" => limits.header_timeout_ms = Some(number(&arg, &mut args)?),
+            "--max-connections" => limits.max_connections = Some(number(&arg, &mut args)?),
+            "--max-in-flight" => max_in_flight = Some(number(&arg, &mut args)?),
             "--state-key-hex" => {
                 let value = args.next().ok_or("--state-key-hex needs a hex key")?;
                 state_key = Some(parse_state_key("--state-key-hex", &value)?);
@@ -125,11 +169,8 @@ fn parse_args() -> Result<Options, String> {
         }
     }
     let mode = match (listen, stdio) {
-        (Some(listen), false) => Mode::Http {
-            listen,
-            max_body_bytes,
-        },
-        (None, true) => Mode::Stdio,
+        (Some(listen), false) => Mode::Http { listen, limits },
+        (None, true) => Mode::Stdio { max_in_flight },
         _ => return Err(USAGE.to_owned()),
     };
     if state_key.is_none() && !verify_keys.is_empty() {
@@ -245,15 +286,15 @@ async fn main() -> ExitCode {
         }
     };
     let result = match options.mode {
-        Mode::Stdio => stdio::serve(server).await,
-        Mode::Http {
-            listen,
-            max_body_bytes,
-        } => {
-            let mut transport = HttpTransport::new(server);
-            if let Some(limit) = max_body_bytes {
-                transport = transport.max_body_bytes(limit);
+        Mode::Stdio { max_in_flight } => {
+            let mut transport = stdio::StdioTransport::new(server);
+            if let Some(limit) = max_in_flight {
+                transport = transport.max_in_flight(limit);
             }
+            transport.serve().await
+        }
+        Mode::Http { listen, limits } => {
+            let transport = limits.apply(HttpTransport::new(server));
             match transport.bind(listen.as_str()).await {
                 Ok(bound) => {
                     eprintln!("listening on {}", bound.url());

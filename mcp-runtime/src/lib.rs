@@ -37,6 +37,7 @@ pub mod server;
 pub mod state;
 pub mod transport;
 
+mod logged;
 mod receive_context;
 
 #[doc(hidden)]

@@ -296,6 +296,14 @@ impl Fixture {
     }
 
     fn server(&self, signer: RequestStateSigner, replay: Option<Arc<ManualClock>>) -> Server {
+        self.server_guarded(signer, replay.map(|c| InMemoryReplayGuard::with_clock(c)))
+    }
+
+    fn server_guarded(
+        &self,
+        signer: RequestStateSigner,
+        guard: Option<InMemoryReplayGuard>,
+    ) -> Server {
         let mut builder = Server::builder("state-e2e", "1.0.0")
             .request_state_signer(signer)
             .tool(Deploy {
@@ -310,8 +318,8 @@ impl Fixture {
                 name: self.prompt.clone(),
                 runs: Arc::clone(&self.runs),
             });
-        if let Some(clock) = replay {
-            builder = builder.replay_guard(InMemoryReplayGuard::with_clock(clock));
+        if let Some(guard) = guard {
+            builder = builder.replay_guard(guard);
         }
         builder.build().unwrap()
     }
@@ -355,12 +363,11 @@ impl Client {
             Kind::Stdio => {
                 let (to_server, server_in) = tokio::io::duplex(1 << 16);
                 let (server_out, from_server) = tokio::io::duplex(1 << 16);
-                tokio::spawn(mcp_runtime::transport::stdio::serve_on(
-                    server,
-                    BufReader::new(server_in),
-                    server_out,
-                    1 << 20,
-                ));
+                tokio::spawn(
+                    mcp_runtime::transport::stdio::StdioTransport::new(server)
+                        .max_line_bytes(1 << 20)
+                        .serve_on(BufReader::new(server_in), server_out),
+                );
                 Client::Stdio {
                     to_server,
                     from_server: BufReader::new(from_server).lines(),
@@ -776,6 +783,47 @@ async fn with_a_replay_guard_a_state_works_once() {
         deployed_tool(
             &client
                 .send(call(&fixture.tool, "staging", Some(&fresh)))
+                .await,
+            "staging",
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_full_replay_guard_refuses_new_retries_and_logs_why() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("guard-full"));
+        let guard = InMemoryReplayGuard::with_clock(clock.clone()).capacity(1);
+        let server = fixture.server_guarded(signer_on(9, &clock), Some(guard));
+        let mut client = Client::connect(kind, server).await;
+
+        // The first retry fills the guard.
+        let first = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+        deployed_tool(
+            &client
+                .send(call(&fixture.tool, "staging", Some(&first)))
+                .await,
+            "staging",
+        );
+        // The next cannot be recorded: refused like a replay, and the
+        // handler does not run.
+        clock.advance(100);
+        let second = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+        let runs = fixture.runs();
+        let refused = client
+            .send(call(&fixture.tool, "staging", Some(&second)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), runs, "the handler did not run");
+        assert_refusal_logged(&fixture.tool, "replay guard is full (1 unexpired states)");
+
+        // Once the first state has expired, its room is free again.
+        clock.set(1_000_000 + mcp_runtime::state::DEFAULT_TTL_SECONDS);
+        deployed_tool(
+            &client
+                .send(call(&fixture.tool, "staging", Some(&second)))
                 .await,
             "staging",
         );

@@ -11,8 +11,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_runtime::schema::JsonObject;
 use mcp_runtime::server::{Caller, ReceiveContext, TransportKind};
 use mcp_runtime::state::{
-    Binding, BindingRequest, InMemoryReplayGuard, MAX_STATE_BYTES, ManualClock, ReplayGuard,
-    RequestStateSigner, SigningKey, StateError, arguments_digest,
+    Binding, BindingRequest, InMemoryReplayGuard, MAX_STATE_BYTES, ManualClock, ReplayError,
+    ReplayGuard, RequestStateSigner, SigningKey, StateError, arguments_digest,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -589,4 +589,37 @@ fn minting_refuses_to_exceed_the_cap() {
             Err(StateError::TooLarge { .. })
         ));
     }
+}
+
+#[tokio::test]
+async fn a_full_guard_refuses_new_claims_until_entries_expire() {
+    let clock = ManualClock::at(NOW);
+    let guard = InMemoryReplayGuard::with_clock(clock.clone()).capacity(3);
+    let fingerprint = |i: u8| [i; 32];
+    for i in 0..3 {
+        assert_eq!(
+            guard.claim(&fingerprint(i), NOW + 10 + u64::from(i)).await,
+            Ok(true)
+        );
+    }
+    // Full: a new state cannot be recorded, so it is not accepted.
+    assert_eq!(
+        guard.claim(&fingerprint(9), NOW + 30).await,
+        Err(ReplayError::Full { capacity: 3 })
+    );
+    assert_eq!(guard.len(), 3, "a refused claim is not recorded");
+    // A replay of a remembered state is still a replay, not "full".
+    assert_eq!(guard.claim(&fingerprint(1), NOW + 11).await, Ok(false));
+
+    // Once the earliest entry expires, its room is free again.
+    clock.set(NOW + 10);
+    assert_eq!(guard.claim(&fingerprint(9), NOW + 30).await, Ok(true));
+    assert_eq!(
+        guard.claim(&fingerprint(8), NOW + 30).await,
+        Err(ReplayError::Full { capacity: 3 })
+    );
+    clock.set(NOW + 12);
+    assert_eq!(guard.claim(&fingerprint(8), NOW + 30).await, Ok(true));
+    assert_eq!(guard.claim(&fingerprint(7), NOW + 30).await, Ok(true));
+    assert_eq!(guard.len(), 3);
 }

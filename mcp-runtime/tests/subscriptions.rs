@@ -184,12 +184,11 @@ async fn listen_over_stdio_ends_when_input_ends() {
 
     let (client, server_io) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_io);
-    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_on(
-        server(),
-        BufReader::new(server_read),
-        server_write,
-        1 << 20,
-    ));
+    let serving = tokio::spawn(
+        mcp_runtime::transport::stdio::StdioTransport::new(server())
+            .max_line_bytes(1 << 20)
+            .serve_on(BufReader::new(server_read), server_write),
+    );
     let (client_read, mut client_write) = tokio::io::split(client);
     let mut lines = BufReader::new(client_read).lines();
     let mut next = async || -> Value {

@@ -22,6 +22,7 @@ use super::incoming::RoundTrip;
 use super::methods::{self, Call, Route};
 use super::registry::Registry;
 use super::{Notifier, ReceiveContext, Request, Response, Server, calls, headers};
+use crate::logged::Wire;
 use crate::schema::{JsonObject, McpError, RequestId, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS};
 
 impl Server {
@@ -164,8 +165,18 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 fn log_error(method: &str, id: &RequestId, error: &McpError) {
     match error {
         McpError::Internal { detail } => {
-            tracing::error!(method, %id, detail = %detail, "request failed with an internal error");
+            tracing::error!(
+                method = %Wire(method),
+                id = %Wire(&id.to_string()),
+                detail = %detail,
+                "request failed with an internal error"
+            );
         }
-        other => tracing::debug!(method, %id, error = %other, "request refused"),
+        other => tracing::debug!(
+            method = %Wire(method),
+            id = %Wire(&id.to_string()),
+            error = %Wire(&other.to_string()),
+            "request refused"
+        ),
     }
 }

@@ -10,8 +10,9 @@
 use super::ask::NextState;
 use super::context::RequestData;
 use super::registry::Registry;
+use crate::logged::Wire;
 use crate::schema::McpError;
-use crate::state::{BindingRequest, RequestStateSigner, StateError};
+use crate::state::{BindingRequest, ReplayError, RequestStateSigner, StateError};
 
 /// Binds the server's signer to `request` and verifies the echoed state in
 /// `data` under that binding. The verified payload and the bound signer go
@@ -41,7 +42,12 @@ pub(crate) async fn open(
             {
                 Ok(true) => {}
                 Ok(false) => return Err(refuse(&request, &StateError::Replayed)),
-                Err(error) => {
+                // Fail closed: a retry the guard cannot record is refused
+                // like a replay, never run unrecorded.
+                Err(ReplayError::Full { capacity }) => {
+                    return Err(refuse(&request, &StateError::GuardFull { capacity }));
+                }
+                Err(error @ ReplayError::Unavailable(_)) => {
                     return Err(McpError::internal(format!(
                         "cannot check requestState for single use, refusing: {error}"
                     )));
@@ -101,40 +107,10 @@ pub(crate) enum Sealed {
 
 fn refuse(request: &BindingRequest<'_>, reason: &StateError) -> McpError {
     tracing::warn!(
-        method = request.method,
-        target = bounded(request.target),
+        method = %Wire(request.method),
+        target = %Wire(request.target),
         %reason,
         "refused requestState"
     );
     McpError::InvalidRequestState
-}
-
-/// The most of a target (a name or URI from the wire) a log line carries.
-const LOGGED_TARGET_BYTES: usize = 256;
-
-/// `target` cut to [`LOGGED_TARGET_BYTES`] at a character boundary: a
-/// client chooses its length, the log should not.
-fn bounded(target: &str) -> &str {
-    if target.len() <= LOGGED_TARGET_BYTES {
-        return target;
-    }
-    let mut end = LOGGED_TARGET_BYTES;
-    while !target.is_char_boundary(end) {
-        end -= 1;
-    }
-    &target[..end]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_logged_target_is_bounded_at_a_character_boundary() {
-        assert_eq!(bounded("tool"), "tool");
-        let long = "é".repeat(LOGGED_TARGET_BYTES);
-        let cut = bounded(&long);
-        assert!(cut.len() <= LOGGED_TARGET_BYTES && cut.len() >= LOGGED_TARGET_BYTES - 1);
-        assert!(long.starts_with(cut));
-    }
 }

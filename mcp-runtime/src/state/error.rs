@@ -38,6 +38,12 @@ pub enum StateError {
     },
     /// The token was already used once and single use is on.
     Replayed,
+    /// Single use is on and the replay guard is full: the use could not be
+    /// recorded, so it is refused.
+    GuardFull {
+        /// How many states the guard may remember.
+        capacity: usize,
+    },
     /// The payload could not be encoded or encrypted.
     Encoding(String),
 }
@@ -58,6 +64,12 @@ impl fmt::Display for StateError {
                 write!(f, "state expired at {expired_at} (now {now})")
             }
             Self::Replayed => f.write_str("state was already used (single use)"),
+            Self::GuardFull { capacity } => write!(
+                f,
+                "the replay guard is full ({capacity} unexpired states): the use of this \
+                 state cannot be recorded, so it is refused (raise the capacity, shorten \
+                 the TTL, or use a shared guard such as Redis)"
+            ),
             Self::Encoding(why) => write!(f, "state could not be encoded: {why}"),
         }
     }

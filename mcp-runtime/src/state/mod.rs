@@ -23,5 +23,5 @@ pub use error::{KeyError, StateError};
 pub use keys::{MIN_SECRET_BYTES, SigningKey};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayGuard};
-pub use replay::{InMemoryReplayGuard, ReplayError, ReplayGuard};
+pub use replay::{InMemoryReplayGuard, ReplayError, ReplayGuard, default_replay_capacity};
 pub use signer::{DEFAULT_TTL_SECONDS, MAX_STATE_BYTES, RequestStateSigner, VerifiedState};

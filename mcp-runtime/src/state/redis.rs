@@ -58,14 +58,15 @@ impl RedisReplayGuard {
     /// attempt and each command.
     pub fn with_timeout(url: &str, timeout: Duration) -> Result<Self, ReplayError> {
         let client = redis::Client::open(url)
-            .map_err(|e| ReplayError(format!("bad Redis URL {url:?}: {e}")))?;
+            .map_err(|e| ReplayError::Unavailable(format!("bad Redis URL {url:?}: {e}")))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(timeout))
             .set_response_timeout(Some(timeout))
             .set_number_of_retries(1)
             .set_max_delay(timeout);
-        let connection = ConnectionManager::new_lazy_with_config(client, config)
-            .map_err(|e| ReplayError(format!("cannot set up the Redis connection: {e}")))?;
+        let connection = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| {
+            ReplayError::Unavailable(format!("cannot set up the Redis connection: {e}"))
+        })?;
         Ok(Self {
             connection,
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
@@ -93,7 +94,7 @@ impl RedisReplayGuard {
             .query_async::<String>(&mut connection)
             .await
             .map(drop)
-            .map_err(|e| ReplayError(format!("Redis did not answer PING: {e}")))
+            .map_err(|e| ReplayError::Unavailable(format!("Redis did not answer PING: {e}")))
     }
 
     /// The Redis key of a fingerprint: the prefix and 64 hex digits.
@@ -134,7 +135,7 @@ impl ReplayGuard for RedisReplayGuard {
                 .arg(remaining)
                 .query_async(&mut connection)
                 .await
-                .map_err(|e| ReplayError(format!("Redis SET NX failed: {e}")))?;
+                .map_err(|e| ReplayError::Unavailable(format!("Redis SET NX failed: {e}")))?;
             Ok(reply.is_some())
         })
     }

@@ -4,16 +4,19 @@
 //! and notifications are written one per line, and nothing else ever goes
 //! to stdout (logs belong on stderr). `notifications/cancelled` stops the
 //! named request without a response. At end of input the requests in
-//! flight are answered, then [`serve`] returns.
+//! flight are answered, then [`serve`] returns. At most
+//! [`DEFAULT_MAX_IN_FLIGHT`] requests (settable) are handled at once;
+//! reading pauses while they are.
 
 use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
+use crate::logged::Wire;
 use crate::schema::{CancelledNotificationParams, McpError, RequestId, notification_methods};
 use crate::server::{
     Incoming, Notifier, ReceiveContext, Response, Server, TransportKind, parse_message,
@@ -23,29 +26,88 @@ use crate::server::{
 /// with `-32600` and skipped.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// Serves `server` on the process's stdin and stdout until stdin ends.
+/// The most requests handled at once by default. While that many are in
+/// flight, reading stops until one finishes: a peer that writes without
+/// reading the answers fills the pipe, not the server's memory.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
+
+/// Lines queued for stdout before handlers wait for the writer.
+const OUTPUT_BUFFER: usize = 256;
+
+/// Serves `server` on the process's stdin and stdout until stdin ends, with
+/// the default limits (see [`StdioTransport`]).
 pub async fn serve(server: Server) -> io::Result<()> {
-    serve_on(
-        server,
-        BufReader::new(tokio::io::stdin()),
-        tokio::io::stdout(),
-        DEFAULT_MAX_LINE_BYTES,
-    )
-    .await
+    StdioTransport::new(server).serve().await
 }
 
-/// Serves `server` on any line reader and writer (pipes, sockets, tests).
-pub async fn serve_on<R, W>(
+/// Configures the stdio transport of a [`Server`]: newline-delimited JSON,
+/// requests handled concurrently up to a bound.
+///
+/// Memory is bounded by the in-flight limit times what one request holds
+/// (its parsed line, at most [`Self::max_line_bytes`]), plus the queued
+/// output lines.
+#[must_use = "the transport does nothing until it serves"]
+pub struct StdioTransport {
     server: Server,
-    mut input: R,
-    output: W,
-    max_line: usize,
-) -> io::Result<()>
+    max_line_bytes: usize,
+    max_in_flight: usize,
+}
+
+impl StdioTransport {
+    /// A transport for `server`, with the default limits.
+    pub fn new(server: Server) -> Self {
+        Self {
+            server,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+        }
+    }
+
+    /// The longest line accepted (default [`DEFAULT_MAX_LINE_BYTES`]);
+    /// a longer one is skipped and answered `-32600`.
+    pub fn max_line_bytes(mut self, limit: usize) -> Self {
+        self.max_line_bytes = limit;
+        self
+    }
+
+    /// The most requests handled at once (default
+    /// [`DEFAULT_MAX_IN_FLIGHT`], at least 1). While they are all in flight
+    /// no further line is read, `notifications/cancelled` included.
+    pub fn max_in_flight(mut self, limit: usize) -> Self {
+        self.max_in_flight = limit.max(1);
+        self
+    }
+
+    /// Serves on the process's stdin and stdout until stdin ends.
+    pub async fn serve(self) -> io::Result<()> {
+        self.serve_on(BufReader::new(tokio::io::stdin()), tokio::io::stdout())
+            .await
+    }
+
+    /// Serves on any line reader and writer (pipes, sockets, tests) until
+    /// the input ends; then the requests in flight are answered and it
+    /// returns.
+    pub async fn serve_on<R, W>(self, input: R, output: W) -> io::Result<()>
+    where
+        R: AsyncBufRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        run(self, input, output).await
+    }
+}
+
+async fn run<R, W>(transport: StdioTransport, mut input: R, output: W) -> io::Result<()>
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::channel::<String>(256);
+    let StdioTransport {
+        server,
+        max_line_bytes: max_line,
+        max_in_flight,
+    } = transport;
+    let permits = Arc::new(Semaphore::new(max_in_flight));
+    let (out_tx, out_rx) = mpsc::channel::<String>(OUTPUT_BUFFER);
     let writer = tokio::spawn(write_lines(output, out_rx));
     let in_flight: Arc<Mutex<HashMap<RequestId, AbortHandle>>> = Arc::default();
     let mut tasks = JoinSet::new();
@@ -78,6 +140,10 @@ where
                 }
             }
             Ok(Incoming::Request(request)) => {
+                // Reading waits here while the bound is reached.
+                let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                    break; // never closed
+                };
                 let server = server.clone();
                 let out = out_tx.clone();
                 let registry = Arc::clone(&in_flight);
@@ -90,6 +156,7 @@ where
                         .await;
                     lock(&registry).remove(&task_id);
                     send(&out, response.to_json()).await;
+                    drop(permit);
                 });
                 lock(&in_flight).insert(id, handle);
             }
@@ -163,7 +230,10 @@ fn cancel(
         return;
     };
     if let Some(handle) = lock(in_flight).remove(&params.request_id) {
-        tracing::debug!(id = %params.request_id, "request cancelled by the client");
+        tracing::debug!(
+            id = %Wire(&params.request_id.to_string()),
+            "request cancelled by the client"
+        );
         handle.abort();
     }
 }

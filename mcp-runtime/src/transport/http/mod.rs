@@ -8,17 +8,21 @@
 //! headers, and leaves every protocol rule to the server's dispatch.
 //!
 //! This file holds the configuration, the binding and the path of one
-//! `POST`; `request` reads a request, `respond` writes the answer and
-//! `guard` holds the `Host`/`Origin` rule.
+//! `POST`; `serve` accepts and serves connections, `limits` holds the
+//! bounds and their defaults, `request` reads a request, `respond` writes
+//! the answer and `guard` holds the `Host`/`Origin` rule.
 
 mod guard;
+mod limits;
 mod request;
 mod respond;
+mod serve;
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -29,16 +33,22 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 pub use guard::HostPolicy;
+pub use limits::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_DRAIN_BYTES, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES, default_max_connections,
+};
 
 use crate::BoxFuture;
+use crate::logged::Wire;
 use crate::server::{
     Caller, Incoming, Notifier, ReceiveContext, Server, TransportKind, parse_message,
 };
-use request::{accepted, bearer_token, is_json_content, mcp_headers, read_body};
-use respond::{NOTE_BUFFER, guarded, json_response, plain_error, respond, unauthorized};
-
-/// The default request body limit: 4 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+use guard::Refusal;
+use limits::{BodyLimits, ConnectionLimits};
+use request::{
+    BodyError, accepted, bearer_token, discard, is_json_content, mcp_headers, read_body,
+};
+use respond::{NOTE_BUFFER, closing, guarded, json_response, plain_error, respond, unauthorized};
 
 /// Validates a bearer token and names the caller, or refuses it (`None`,
 /// answered with HTTP 401).
@@ -62,18 +72,20 @@ where
 pub struct HttpTransport {
     server: Server,
     path: String,
-    max_body_bytes: usize,
+    body: BodyLimits,
+    connections: ConnectionLimits,
     host_policy: Option<HostPolicy>,
     authenticator: Option<Arc<dyn Authenticator>>,
 }
 
 impl HttpTransport {
-    /// A transport serving `server` at `/mcp`.
+    /// A transport serving `server` at `/mcp`, with the default limits.
     pub fn new(server: Server) -> Self {
         Self {
             server,
             path: "/mcp".to_owned(),
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            body: BodyLimits::default(),
+            connections: ConnectionLimits::default(),
             host_policy: None,
             authenticator: None,
         }
@@ -85,9 +97,54 @@ impl HttpTransport {
         self
     }
 
-    /// The largest request body accepted; larger ones get HTTP 413.
+    /// The largest request body accepted (default
+    /// [`DEFAULT_MAX_BODY_BYTES`]); larger ones get HTTP 413.
     pub fn max_body_bytes(mut self, limit: usize) -> Self {
-        self.max_body_bytes = limit;
+        self.body.max_bytes = limit;
+        self
+    }
+
+    /// How long a request body may take to arrive whole, from the end of
+    /// its head (default [`DEFAULT_BODY_TIMEOUT`]). A slower body is
+    /// answered HTTP 408, its connection closed and what had arrived freed.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body.timeout = timeout;
+        self
+    }
+
+    /// How much of a body refused with 413 is still read and discarded,
+    /// and for how long (defaults [`DEFAULT_DRAIN_BYTES`] and
+    /// [`DEFAULT_DRAIN_TIMEOUT`]): a client that writes its whole body
+    /// before it reads then reads the 413 instead of a reset connection.
+    /// Past either bound the connection is closed. `(0, Duration::ZERO)`
+    /// closes at once.
+    pub fn oversize_drain(mut self, max_bytes: usize, max_time: Duration) -> Self {
+        self.body.drain_bytes = max_bytes;
+        self.body.drain_timeout = max_time;
+        self
+    }
+
+    /// How long a connection may take to send the head of a request,
+    /// counted from when the server starts waiting for it (default
+    /// [`DEFAULT_HEADER_TIMEOUT`]). It covers a connection that sends
+    /// nothing, one that sends half a head, and a kept-alive connection
+    /// idle between requests: each is closed when it runs out. A response
+    /// being streamed (progress, `subscriptions/listen`) is not affected.
+    ///
+    /// Applies when the transport serves its own listener
+    /// ([`Self::bind`]); a router embedded with [`Self::into_router`] is
+    /// served, and bounded, by the embedding server.
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.connections.header_timeout = timeout;
+        self
+    }
+
+    /// The most connections served at once (default
+    /// [`default_max_connections`]: three quarters of the process's
+    /// open-file limit). Further connections wait in the listen queue until
+    /// one closes. Applies to [`Self::bind`], not to an embedded router.
+    pub fn max_connections(mut self, limit: usize) -> Self {
+        self.connections.max_connections = limit.max(1);
         self
     }
 
@@ -108,7 +165,9 @@ impl HttpTransport {
     }
 
     /// The axum router, for embedding in a larger application. Without a
-    /// host policy, the loopback policy applies.
+    /// host policy, the loopback policy applies. The body limits hold; the
+    /// connection limits ([`Self::header_timeout`],
+    /// [`Self::max_connections`]) are the embedding server's to set.
     pub fn into_router(self) -> Router {
         let policy = self.host_policy.clone().unwrap_or(HostPolicy::Loopback);
         self.router_with(policy)
@@ -117,7 +176,7 @@ impl HttpTransport {
     fn router_with(self, host_policy: HostPolicy) -> Router {
         let state = Arc::new(Endpoint {
             server: self.server,
-            max_body_bytes: self.max_body_bytes,
+            body: self.body,
             host_policy,
             authenticator: self.authenticator,
         });
@@ -139,11 +198,13 @@ impl HttpTransport {
         });
         let path = self.path.clone();
         let server = self.server.clone();
+        let limits = self.connections;
         Ok(BoundHttp {
             listener,
             local_addr,
             path,
             server,
+            limits,
             router: self.router_with(policy),
         })
     }
@@ -155,6 +216,7 @@ pub struct BoundHttp {
     local_addr: SocketAddr,
     path: String,
     server: Server,
+    limits: ConnectionLimits,
     router: Router,
 }
 
@@ -186,9 +248,7 @@ impl BoundHttp {
             shutdown.await;
             server.close_subscriptions();
         };
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await
+        serve::serve(self.listener, self.router, self.limits, shutdown).await
     }
 }
 
@@ -225,7 +285,7 @@ pub async fn shutdown_signal() {
 /// transport's settings.
 struct Endpoint {
     server: Server,
-    max_body_bytes: usize,
+    body: BodyLimits,
     host_policy: HostPolicy,
     authenticator: Option<Arc<dyn Authenticator>>,
 }
@@ -238,12 +298,22 @@ async fn post(
     headers: HeaderMap,
     body: Body,
 ) -> HttpResponse {
-    if let Err(reason) = guard::check(&endpoint.host_policy, &headers) {
-        tracing::warn!(%reason, "refused a request (DNS-rebinding protection)");
-        return plain_error(
-            StatusCode::FORBIDDEN,
-            "Forbidden: the Host or Origin is not allowed",
-        );
+    match guard::check(&endpoint.host_policy, &headers) {
+        Ok(()) => {}
+        Err(Refusal::Malformed(reason)) => {
+            tracing::warn!(%reason, "refused a request with malformed Host or Origin headers");
+            return plain_error(
+                StatusCode::BAD_REQUEST,
+                "Bad request: send exactly one Host header and at most one Origin",
+            );
+        }
+        Err(Refusal::NotAllowed(reason)) => {
+            tracing::warn!(%reason, "refused a request (DNS-rebinding protection)");
+            return plain_error(
+                StatusCode::FORBIDDEN,
+                "Forbidden: the Host or Origin is not allowed",
+            );
+        }
     }
     let caller = match &endpoint.authenticator {
         None => None,
@@ -268,16 +338,39 @@ async fn post(
             "Not acceptable: accept application/json and text/event-stream",
         );
     }
-    let bytes = match read_body(body, &headers, endpoint.max_body_bytes).await {
-        Ok(bytes) => bytes,
-        Err(status) => {
-            return plain_error(status, "Payload too large");
-        }
-    };
+    let limits = endpoint.body;
+    let bytes =
+        match tokio::time::timeout(limits.timeout, read_body(body, &headers, limits.max_bytes))
+            .await
+        {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(BodyError::TooLarge(rest))) => {
+                if let Some(rest) = rest {
+                    discard(rest, limits.drain_bytes, limits.drain_timeout);
+                }
+                return closing(plain_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "Payload too large",
+                ));
+            }
+            Ok(Err(BodyError::Broken)) => {
+                return closing(plain_error(
+                    StatusCode::BAD_REQUEST,
+                    "Bad request: the body is incomplete or its framing is invalid",
+                ));
+            }
+            Err(_elapsed) => {
+                tracing::debug!(timeout = ?limits.timeout, "a request body did not arrive in time");
+                return closing(plain_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "Request timeout: the body did not arrive in time",
+                ));
+            }
+        };
     let request = match parse_message(&bytes) {
         Ok(Incoming::Request(request)) => request,
         Ok(Incoming::Notification { method, .. }) => {
-            tracing::debug!(method, "accepted a notification");
+            tracing::debug!(method = %Wire(&method), "accepted a notification");
             return StatusCode::ACCEPTED.into_response();
         }
         Err(response) => return json_response(&response),

@@ -1,9 +1,13 @@
 //! Reading a request: the bearer token, the content type, what the client
 //! accepts, the body (within its limit) and the MCP headers.
 
-use axum::body::{Body, Bytes};
-use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use std::time::Duration;
+
+use axum::body::{Body, BodyDataStream, Bytes};
+use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, EXPECT};
+use axum::http::{HeaderMap, HeaderValue};
+use bytes::BytesMut;
+use futures_util::StreamExt;
 
 use crate::server::HttpRequestHeaders;
 
@@ -60,22 +64,80 @@ pub(super) fn accepted(headers: &HeaderMap) -> (bool, bool) {
     (json, sse)
 }
 
-/// Reads the body, refusing more than `limit` bytes with 413.
+/// Why a body was not read.
+pub(super) enum BodyError {
+    /// More than the limit: answered 413. Holds what is left of the body,
+    /// to be discarded, unless the client waits for `100 Continue` before
+    /// sending it (then nothing was sent and nothing is read).
+    TooLarge(Option<BodyDataStream>),
+    /// The body broke off before its end, or its framing (a chunk size, the
+    /// declared length) is invalid: answered 400.
+    Broken,
+}
+
+/// Reads the body, refusing more than `limit` bytes. A body that arrives
+/// in one piece is kept as it is; one in several is gathered into one
+/// buffer, sized up front when a valid `Content-Length` declares it.
 pub(super) async fn read_body(
     body: Body,
     headers: &HeaderMap,
     limit: usize,
-) -> Result<Bytes, StatusCode> {
+) -> Result<Bytes, BodyError> {
     let declared = headers
-        .get(axum::http::header::CONTENT_LENGTH)
+        .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
+    let mut body = body.into_data_stream();
+    let too_large = |rest| {
+        let waits_for_continue = headers
+            .get(EXPECT)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        BodyError::TooLarge((!waits_for_continue).then_some(rest))
+    };
     if declared.is_some_and(|len| len > limit as u64) {
-        return Err(StatusCode::PAYLOAD_TOO_LARGE);
+        return Err(too_large(body));
     }
-    axum::body::to_bytes(body, limit)
-        .await
-        .map_err(|_| StatusCode::PAYLOAD_TOO_LARGE)
+    let mut first: Option<Bytes> = None;
+    let mut gathered = BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|_| BodyError::Broken)?;
+        let held = first.as_ref().map_or(0, Bytes::len) + gathered.len();
+        if held + chunk.len() > limit {
+            return Err(too_large(body));
+        }
+        match first.take() {
+            None if gathered.is_empty() => first = Some(chunk),
+            earlier => {
+                if let Some(earlier) = earlier {
+                    let expected = declared.map_or(0, |len| len as usize);
+                    gathered.reserve(expected.max(earlier.len() + chunk.len()));
+                    gathered.extend_from_slice(&earlier);
+                }
+                gathered.extend_from_slice(&chunk);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| gathered.freeze()))
+}
+
+/// Reads and discards what is left of a refused body, up to `max_bytes`
+/// and for at most `max_time`, on a task of its own: while it reads, the
+/// connection stays open and the client, still writing, can go on to read
+/// the answer. Past either bound the rest is dropped and the connection
+/// closes.
+pub(super) fn discard(mut rest: BodyDataStream, max_bytes: usize, max_time: Duration) {
+    tokio::spawn(async move {
+        let reading = async {
+            let mut read = 0usize;
+            while let Some(Ok(chunk)) = rest.next().await {
+                read = read.saturating_add(chunk.len());
+                if read > max_bytes {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(max_time, reading).await;
+    });
 }
 
 /// A header value without its surrounding whitespace; `None` if it is not

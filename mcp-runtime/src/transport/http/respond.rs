@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::header::{CACHE_CONTROL, CONNECTION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response as HttpResponse};
 use futures_util::Stream;
@@ -190,6 +190,15 @@ fn status_of(error: &McpError) -> StatusCode {
 pub(super) fn plain_error(status: StatusCode, message: &'static str) -> HttpResponse {
     let body = format!(r#"{{"jsonrpc":"2.0","error":{{"code":-32600,"message":"{message}"}}}}"#);
     json_body(status, body)
+}
+
+/// `response` with `Connection: close`: the connection ends after it (its
+/// request body was refused or never came whole).
+pub(super) fn closing(mut response: HttpResponse) -> HttpResponse {
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// HTTP 401 with `WWW-Authenticate: Bearer`: the bearer token is missing

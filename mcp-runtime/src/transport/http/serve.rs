@@ -1,0 +1,94 @@
+//! Serving a bound listener: one hyper HTTP/1.1 connection per accepted
+//! socket, with a timer (so the request-head timeout holds), a cap on the
+//! connections served at once, and a graceful shutdown.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+use super::limits::ConnectionLimits;
+
+/// Accepts and serves connections on `listener` until `shutdown`
+/// completes, then stops accepting and waits for the connections in
+/// flight (idle ones are closed at once, the others after their current
+/// response).
+///
+/// At most `limits.max_connections` are served at once: the next one is
+/// accepted when one closes, and until then waits in the listen queue.
+pub(super) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&permits).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break, // never closed
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => stream,
+                Err(error) => {
+                    if !is_per_connection(&error) {
+                        // Out of file descriptors, say: wait rather than spin.
+                        tracing::error!(%error, "cannot accept a connection; retrying in 1 s");
+                        tokio::select! {
+                            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                            () = &mut shutdown => break,
+                        }
+                    }
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+        let connection = http.serve_connection(
+            TokioIo::new(stream),
+            TowerToHyperService::new(router.clone()),
+        );
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection closed with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// An accept error that concerns only the connection being accepted (the
+/// peer left before it was accepted, say): the next accept may succeed at
+/// once.
+fn is_per_connection(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    )
+}
