@@ -435,6 +435,20 @@ pub fn check_static_text_result(result: &Value) {
 // Process plumbing
 // ---------------------------------------------------------------------------------------------
 
+/// The resident set size of process `pid`, in bytes, from
+/// `/proc/PID/status` (Linux).
+pub fn rss_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_else(|e| panic!("cannot read /proc/{pid}/status: {e}"));
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no VmRSS in /proc/{pid}/status"));
+    kib * 1024
+}
+
 /// Drains the child's stderr into a shared buffer; reports the first
 /// `listening on http://...` URL through `url_tx` (if any).
 fn drain_stderr(
@@ -548,6 +562,17 @@ impl HttpServer {
     /// The server's stderr so far.
     pub fn logs(&self) -> String {
         self.process.logs()
+    }
+
+    /// Whether the server's stderr contains `needle`, waiting (bounded)
+    /// for the line to arrive.
+    pub fn logged(&self, needle: &str) -> bool {
+        self.process.logged(needle)
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.process.child.id()
     }
 
     /// Send an arbitrary request to `/mcp`.

@@ -33,7 +33,10 @@ pub(super) async fn serve(
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
+        .header_read_timeout(limits.header_timeout)
+        // A client may shut down its sending side once its request is out
+        // and still read the answer.
+        .half_close(true);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
