@@ -8,7 +8,7 @@ SECONDS_EACH="${FUZZ_SECONDS:-60}"
 if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked --version 0.13.2
 fi
-for target in verify_state dispatch_tools_call; do
+for target in verify_state dispatch_tools_call http_request; do
     scratch="corpus/$target"
     mkdir -p "$scratch"
     echo "fuzz: $target for ${SECONDS_EACH}s"

@@ -185,6 +185,20 @@ impl HttpTransport {
             .with_state(state)
     }
 
+    /// Serves one connection that is already open, `io`, with this
+    /// transport's settings (the loopback host policy unless another is
+    /// set), until it closes: what a bound transport does with each
+    /// accepted socket. For fuzzing and for tests of the HTTP framing; not
+    /// part of the stable API.
+    #[doc(hidden)]
+    pub async fn serve_connection<I>(self, io: I) -> Result<(), hyper::Error>
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let limits = self.connections;
+        serve::serve_one(io, self.into_router(), limits).await
+    }
+
     /// Binds `addr` (e.g. `127.0.0.1:0`).
     pub async fn bind(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<BoundHttp> {
         let listener = TcpListener::bind(addr).await?;

@@ -12,6 +12,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
@@ -31,12 +32,7 @@ pub(super) async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        // A client may shut down its sending side once its request is out
-        // and still read the answer.
-        .half_close(true);
+    let http = http1_builder(&limits);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -82,6 +78,32 @@ pub(super) async fn serve(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// The HTTP/1.1 settings of every connection.
+fn http1_builder(limits: &ConnectionLimits) -> http1::Builder {
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        // A client may shut down its sending side once its request is out
+        // and still read the answer.
+        .half_close(true);
+    http
+}
+
+/// Serves one connection on `io` with the settings of [`serve`], until it
+/// closes.
+pub(super) async fn serve_one<I>(
+    io: I,
+    router: Router,
+    limits: ConnectionLimits,
+) -> Result<(), hyper::Error>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    http1_builder(&limits)
+        .serve_connection(TokioIo::new(io), TowerToHyperService::new(router))
+        .await
 }
 
 /// An accept error that concerns only the connection being accepted (the
