@@ -3,6 +3,7 @@
 //! ```text
 //! conformance-server --listen 127.0.0.1:PORT [HTTP LIMITS] [STATE OPTIONS]
 //! conformance-server --stdio [--max-in-flight N] [STATE OPTIONS]
+//!   --max-in-flight N           requests handled at once over stdio
 //!
 //! HTTP LIMITS (the transport's defaults otherwise; see docs/deploying.md)
 //!   --max-body-bytes N          the largest request body (413 above)
@@ -16,7 +17,8 @@
 //!   --state-verify-key-hex HEX  an older key that still verifies (repeatable), for
 //!                               rolling keys through a fleet without failed retries
 //!   --state-ttl SECONDS         how long a requestState stays valid (default 600)
-//!   --single-use                accept each state once (remembered in this process)
+//!   --single-use                accept each state once (remembered in this process, which
+//!                               forgets on restart: use --redis for that and for a fleet)
 //!   --redis URL                 accept each state once across every instance using
 //!                               this Redis (e.g. redis://127.0.0.1:6379); fails closed
 //! ```

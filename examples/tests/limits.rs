@@ -5,6 +5,7 @@
 //! Every loop is bounded and every wait has a generous deadline; nothing
 //! here asserts on speed. The short timeouts are configured on the server
 //! so that closing by timeout happens within the test's time.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod support;
 

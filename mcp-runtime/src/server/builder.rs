@@ -151,7 +151,11 @@ impl ServerBuilder {
 
     /// Makes every verified state single use: `guard` is consulted after
     /// verification, and a second use gets the same error as a forged state.
-    /// Needs a signer.
+    /// Needs a signer. A use the guard cannot record is refused: when an
+    /// `InMemoryReplayGuard` is full, like a replay (`-32602`); when the
+    /// guard's store is unreachable, with `-32603`. An in-memory guard
+    /// covers one process and forgets on restart; a shared one
+    /// (`RedisReplayGuard`) covers a fleet and restarts.
     pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
         self.replay_guard = Some(Arc::new(guard));
         self
