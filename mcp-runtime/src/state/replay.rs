@@ -63,7 +63,7 @@ pub trait ReplayGuard: Send + Sync + 'static {
 /// used within one TTL takes `rate x TTL` entries (10,000 retries a second
 /// with the default 600 s TTL: 6 million, 300 to 600 MB). Beyond what one
 /// machine should hold, or for single use across a fleet or a restart,
-/// use a shared guard ([`crate::state::RedisReplayGuard`]): a restart
+/// use a shared guard (`RedisReplayGuard`, cargo feature `redis`): a restart
 /// forgets this one.
 pub struct InMemoryReplayGuard {
     seen: Mutex<Seen>,
