@@ -133,9 +133,19 @@ fn status_of(response: &[u8]) -> u16 {
         })
 }
 
-/// Sends `bytes` on a fresh connection, half-closes it, and returns the
-/// status of the answer.
+/// Sends `bytes` on a fresh connection and returns the status of the
+/// answer.
 fn status_after_sending(port: u16, bytes: &[u8]) -> u16 {
+    let mut stream = connect(port);
+    stream.write_all(bytes).expect("send the request");
+    let (head, _) = read_response(&mut stream);
+    status_of(head.as_bytes())
+}
+
+/// Sends `bytes` on a fresh connection, then ends the sending side (the
+/// body breaks off there), and returns the status of the answer, after
+/// which the server closes.
+fn status_after_breaking_off(port: u16, bytes: &[u8]) -> u16 {
     let mut stream = connect(port);
     stream.write_all(bytes).expect("send the request");
     let _ = stream.shutdown(Shutdown::Write);
@@ -298,6 +308,66 @@ async fn a_request_is_answered_while_200_slow_connections_are_open() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_listen_stream_outlives_the_head_timeout() {
+    let server = HttpServer::spawn_with(&["--header-timeout-ms", "500"]);
+    let listen = request(
+        json!("sub"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let mut stream = reqwest::Client::new()
+        .post(&server.url)
+        .headers(
+            headers_for(&listen)
+                .iter()
+                .map(|(n, v)| (n.parse().unwrap(), v.parse().unwrap()))
+                .collect(),
+        )
+        .body(listen.to_string())
+        .send()
+        .await
+        .expect("open the listen stream");
+    assert_eq!(stream.status(), 200);
+    let mut frames = String::new();
+    let mut next_frame = async || -> Value {
+        loop {
+            if let Some(end) = frames.find("\n\n") {
+                let frame: String = frames.drain(..end + 2).collect();
+                if let Some(data) = frame.lines().find_map(|l| l.strip_prefix("data: ")) {
+                    return serde_json::from_str(data).expect("a JSON frame");
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(IO_TIMEOUT, stream.chunk())
+                .await
+                .expect("a frame in time")
+                .expect("the stream is readable")
+                .expect("the stream is still open");
+            frames.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+        }
+    };
+    let ack = next_frame().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    // Four head timeouts later the stream is still there and carries a change.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let trigger = request(
+        json!(7),
+        "tools/call",
+        json!({"name": "test_trigger_tool_change", "arguments": {}}),
+    );
+    let response = server.post(&trigger).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    let change = next_frame().await;
+    assert_eq!(
+        change["method"], "notifications/tools/list_changed",
+        "{change}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn connections_beyond_the_cap_wait_and_are_served_once_one_closes() {
     let server =
         HttpServer::spawn_with(&["--max-connections", "4", "--header-timeout-ms", "60000"]);
@@ -361,11 +431,11 @@ fn a_truncated_body_or_a_broken_chunk_size_is_400() {
     // The client closes after 10 of 100 bytes.
     let mut truncated = head(port, Some(100), "").into_bytes();
     truncated.extend_from_slice(&[b' '; 10]);
-    assert_eq!(status_after_sending(port, &truncated), 400);
+    assert_eq!(status_after_breaking_off(port, &truncated), 400);
     // A chunk size that overflows.
     let mut overflow = head(port, None, "Transfer-Encoding: chunked\r\n").into_bytes();
     overflow.extend_from_slice(b"fffffffffffffffffffffffff\r\n{}\r\n0\r\n\r\n");
-    assert_eq!(status_after_sending(port, &overflow), 400);
+    assert_eq!(status_after_breaking_off(port, &overflow), 400);
 }
 
 #[test]
@@ -461,7 +531,14 @@ fn a_stdio_client_that_does_not_read_cannot_grow_the_server() {
     let mut child = Killed(child);
     let pid = child.0.id();
     let mut stdin = child.0.stdin.take().expect("stdin piped");
-    let stdout = child.0.stdout.take().expect("stdout piped");
+    let mut reader = std::io::BufReader::new(child.0.stdout.take().expect("stdout piped"));
+    let mut line = String::new();
+    // One exchange first, so that the baseline is a serving server.
+    let mut first = request(json!("warm-up"), "tools/list", Value::Null).to_string();
+    first.push('\n');
+    stdin.write_all(first.as_bytes()).expect("write a request");
+    std::io::BufRead::read_line(&mut reader, &mut line).expect("read its answer");
+    assert!(line.contains("warm-up"), "{line}");
     let written = Arc::new(AtomicUsize::new(0));
     let writer = {
         let written = Arc::clone(&written);
@@ -514,9 +591,7 @@ fn a_stdio_client_that_does_not_read_cannot_grow_the_server() {
     );
 
     // Now read: every request is answered once.
-    let mut reader = std::io::BufReader::new(stdout);
     let mut seen = vec![false; REQUESTS];
-    let mut line = String::new();
     let mut answered = 0;
     while answered < REQUESTS {
         line.clear();

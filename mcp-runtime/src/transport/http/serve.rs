@@ -83,11 +83,10 @@ pub(super) async fn serve(
 /// The HTTP/1.1 settings of every connection.
 fn http1_builder(limits: &ConnectionLimits) -> http1::Builder {
     let mut http = http1::Builder::new();
+    // Half-closing stays off: a client whose side ends is taken as gone,
+    // and its handler is dropped (cancelled) rather than left running.
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        // A client may shut down its sending side once its request is out
-        // and still read the answer.
-        .half_close(true);
+        .header_read_timeout(limits.header_timeout);
     http
 }
 
