@@ -51,6 +51,17 @@ fn connect(port: u16) -> TcpStream {
     stream
 }
 
+/// A connection that sent a head, then 10 of the 100 body bytes it
+/// declared.
+fn short_body(port: u16) -> TcpStream {
+    let mut stream = connect(port);
+    stream
+        .write_all(head(port, Some(100), "").as_bytes())
+        .and_then(|()| stream.write_all(&[b' '; 10]))
+        .expect("send a head and part of a body");
+    stream
+}
+
 /// Reads until the server closes the connection (EOF or reset), within
 /// `bound`. Returns what was read, or `None` if it was still open.
 fn read_until_closed(stream: &mut TcpStream, bound: Duration) -> Option<Vec<u8>> {
@@ -247,12 +258,7 @@ async fn idle_half_header_and_short_body_connections_are_closed_by_their_timeout
             .unwrap();
         connections.push(("half header", half));
         // A head, then 10 of 100 body bytes.
-        let mut short = connect(port);
-        short
-            .write_all(head(port, Some(100), "").as_bytes())
-            .and_then(|()| short.write_all(&[b' '; 10]))
-            .unwrap();
-        connections.push(("short body", short));
+        connections.push(("short body", short_body(port)));
         // A whole exchange, then idle on the kept-alive connection.
         let mut kept = connect(port);
         kept.write_all(&valid_request(port)).unwrap();
@@ -294,12 +300,7 @@ async fn a_request_is_answered_while_200_slow_connections_are_open() {
     let mut slow = Vec::new();
     for _ in 0..100 {
         slow.push(connect(port));
-        let mut short = connect(port);
-        short
-            .write_all(head(port, Some(100), "").as_bytes())
-            .and_then(|()| short.write_all(&[b' '; 10]))
-            .unwrap();
-        slow.push(short);
+        slow.push(short_body(port));
     }
     let tools_list = request(json!(3), "tools/list", Value::Null);
     server.call_ok(&tools_list, "ListToolsResultResponse").await;
