@@ -177,16 +177,19 @@ async fn slow_bodies_are_cut_at_the_deadline_and_their_memory_is_freed() {
 
     let port = server.port;
     let sent = Arc::new(AtomicUsize::new(0));
+    // One buffer shared by every client: the test holds 4 MiB, not 800.
+    let body = Arc::new(vec![b' '; BODY - 1]);
     let slow: Vec<_> = (0..CONNECTIONS)
         .map(|_| {
             let sent = Arc::clone(&sent);
+            let body = Arc::clone(&body);
             thread::spawn(move || {
                 let mut stream = connect(port);
                 // The whole body but its last byte, then silence. The server
                 // may answer 408 (and close) before all of it is written.
                 let _ = stream
                     .write_all(head(port, Some(BODY), "").as_bytes())
-                    .and_then(|()| stream.write_all(&vec![b' '; BODY - 1]));
+                    .and_then(|()| stream.write_all(&body));
                 sent.fetch_add(1, Ordering::SeqCst);
                 read_until_closed(&mut stream, CLOSE_BOUND)
             })
