@@ -9,6 +9,7 @@
 //!   --max-body-bytes N          the largest request body (413 above)
 //!   --body-timeout-ms N         the time a body may take to arrive (408 after)
 //!   --header-timeout-ms N       the time a request head may take, idle time before it included
+//!   --write-timeout-ms N        the time a write may wait for the client to read
 //!   --max-connections N         connections served at once
 //!
 //! STATE OPTIONS
@@ -44,7 +45,8 @@ use mcp_runtime::state::{
 use mcp_runtime::transport::{http::HttpTransport, stdio};
 
 const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] \
-                     [--body-timeout-ms N] [--header-timeout-ms N] [--max-connections N] \
+                     [--body-timeout-ms N] [--header-timeout-ms N] [--write-timeout-ms N] \
+                     [--max-connections N] \
                      | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
                      [--single-use] [--redis URL]";
@@ -64,6 +66,7 @@ struct HttpLimits {
     max_body_bytes: Option<usize>,
     body_timeout_ms: Option<u64>,
     header_timeout_ms: Option<u64>,
+    write_timeout_ms: Option<u64>,
     max_connections: Option<usize>,
 }
 
@@ -77,6 +80,9 @@ impl HttpLimits {
         }
         if let Some(ms) = self.header_timeout_ms {
             transport = transport.header_timeout(Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.write_timeout_ms {
+            transport = transport.write_timeout(Duration::from_millis(ms));
         }
         if let Some(limit) = self.max_connections {
             transport = transport.max_connections(limit);
@@ -134,6 +140,7 @@ fn parse_args() -> Result<Options, String> {
             "--max-body-bytes" => limits.max_body_bytes = Some(number(&arg, &mut args)?),
             "--body-timeout-ms" => limits.body_timeout_ms = Some(number(&arg, &mut args)?),
             "--header-timeout-ms" => limits.header_timeout_ms = Some(number(&arg, &mut args)?),
+            "--write-timeout-ms" => limits.write_timeout_ms = Some(number(&arg, &mut args)?),
             "--max-connections" => limits.max_connections = Some(number(&arg, &mut args)?),
             "--max-in-flight" => max_in_flight = Some(number(&arg, &mut args)?),
             "--state-key-hex" => {

@@ -408,6 +408,37 @@ async fn connections_beyond_the_cap_wait_and_are_served_once_one_closes() {
     server.call_ok(&tools_list, "ListToolsResultResponse").await;
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_stops_reading_its_answers_is_disconnected() {
+    let server = HttpServer::spawn_with(&["--max-connections", "1", "--write-timeout-ms", "1000"]);
+    let port = server.port;
+    // One connection, the only one served, pipelines requests and reads
+    // no answer: they pile up until the server's write waits on it.
+    let mut stream = connect(port);
+    stream
+        .set_write_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let one = valid_request(port);
+    let deadline = Instant::now() + CLOSE_BOUND;
+    let disconnected = loop {
+        if Instant::now() >= deadline {
+            break false;
+        }
+        match stream.write_all(&one) {
+            Ok(()) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => break true, // reset or broken pipe: the server left
+        }
+    };
+    assert!(
+        disconnected,
+        "a client that reads nothing kept its connection for {CLOSE_BOUND:?}"
+    );
+    // Its slot is free again.
+    let tools_list = request(json!(8), "tools/list", Value::Null);
+    server.call_ok(&tools_list, "ListToolsResultResponse").await;
+}
+
 #[test]
 fn more_than_one_host_or_origin_is_400() {
     let server = HttpServer::spawn();

@@ -75,8 +75,9 @@ struct Seen {
     entries: HashMap<[u8; 32], u64>,
     /// The size at which expired entries are swept next.
     sweep_at: usize,
-    /// The earliest expiry seen by the last sweep: while full, no sweep
-    /// runs before it (a full table is not scanned on every claim).
+    /// No entry expires before this (the last sweep's earliest, lowered by
+    /// each claim since): while full, no sweep runs before it, so a full
+    /// table is not scanned on every claim.
     next_expiry: u64,
 }
 
@@ -192,19 +193,17 @@ impl ReplayGuard for InMemoryReplayGuard {
         }
         let outcome = match seen.entries.get(fingerprint) {
             Some(expiry) if *expiry > now => Ok(false),
-            Some(_) => {
-                seen.entries.insert(*fingerprint, expires_at);
-                Ok(true)
-            }
+            // Expired: claimed again in its own place.
+            Some(_) => Ok(true),
             None if seen.entries.len() >= self.capacity => Err(ReplayError::Full {
                 capacity: self.capacity,
             }),
-            None => {
-                seen.entries.insert(*fingerprint, expires_at);
-                seen.next_expiry = seen.next_expiry.min(expires_at);
-                Ok(true)
-            }
+            None => Ok(true),
         };
+        if outcome == Ok(true) {
+            seen.entries.insert(*fingerprint, expires_at);
+            seen.next_expiry = seen.next_expiry.min(expires_at);
+        }
         Box::pin(std::future::ready(outcome))
     }
 }

@@ -87,89 +87,81 @@ impl StdioTransport {
     /// Serves on any line reader and writer (pipes, sockets, tests) until
     /// the input ends; then the requests in flight are answered and it
     /// returns.
-    pub async fn serve_on<R, W>(self, input: R, output: W) -> io::Result<()>
+    pub async fn serve_on<R, W>(self, mut input: R, output: W) -> io::Result<()>
     where
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        run(self, input, output).await
-    }
-}
+        let Self {
+            server,
+            max_line_bytes: max_line,
+            max_in_flight,
+        } = self;
+        let permits = Arc::new(Semaphore::new(max_in_flight));
+        let (out_tx, out_rx) = mpsc::channel::<String>(OUTPUT_BUFFER);
+        let writer = tokio::spawn(write_lines(output, out_rx));
+        let in_flight: Arc<Mutex<HashMap<RequestId, AbortHandle>>> = Arc::default();
+        let mut tasks = JoinSet::new();
+        let mut line = Vec::new();
 
-async fn run<R, W>(transport: StdioTransport, mut input: R, output: W) -> io::Result<()>
-where
-    R: AsyncBufRead + Unpin,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let StdioTransport {
-        server,
-        max_line_bytes: max_line,
-        max_in_flight,
-    } = transport;
-    let permits = Arc::new(Semaphore::new(max_in_flight));
-    let (out_tx, out_rx) = mpsc::channel::<String>(OUTPUT_BUFFER);
-    let writer = tokio::spawn(write_lines(output, out_rx));
-    let in_flight: Arc<Mutex<HashMap<RequestId, AbortHandle>>> = Arc::default();
-    let mut tasks = JoinSet::new();
-    let mut line = Vec::new();
-
-    loop {
-        line.clear();
-        match read_line(&mut input, &mut line, max_line).await? {
-            Line::End => break,
-            Line::TooLong => {
-                let response = Response::error(
-                    None,
-                    McpError::InvalidRequest {
-                        detail: format!("a message is longer than {max_line} bytes"),
-                    },
-                );
-                send(&out_tx, response.to_json()).await;
+        loop {
+            line.clear();
+            match read_line(&mut input, &mut line, max_line).await? {
+                Line::End => break,
+                Line::TooLong => {
+                    let response = Response::error(
+                        None,
+                        McpError::InvalidRequest {
+                            detail: format!("a message is longer than {max_line} bytes"),
+                        },
+                    );
+                    send(&out_tx, response.to_json()).await;
+                    continue;
+                }
+                Line::Complete => {}
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            Line::Complete => {}
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match parse_message(&line) {
-            Err(response) => send(&out_tx, response.to_json()).await,
-            Ok(Incoming::Notification { method, params }) => {
-                if method == notification_methods::CANCELLED {
-                    cancel(&in_flight, params);
+            match parse_message(&line) {
+                Err(response) => send(&out_tx, response.to_json()).await,
+                Ok(Incoming::Notification { method, params }) => {
+                    if method == notification_methods::CANCELLED {
+                        cancel(&in_flight, params);
+                    }
+                }
+                Ok(Incoming::Request(request)) => {
+                    // Reading waits here while the bound is reached.
+                    let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                        break; // never closed
+                    };
+                    let server = server.clone();
+                    let out = out_tx.clone();
+                    let registry = Arc::clone(&in_flight);
+                    let id = request.id.clone();
+                    let task_id = id.clone();
+                    let handle = tasks.spawn(async move {
+                        let receive = ReceiveContext::new(TransportKind::Stdio);
+                        let response = server
+                            .handle_request(request, receive, Notifier::new(out.clone()))
+                            .await;
+                        lock(&registry).remove(&task_id);
+                        send(&out, response.to_json()).await;
+                        drop(permit);
+                    });
+                    lock(&in_flight).insert(id, handle);
                 }
             }
-            Ok(Incoming::Request(request)) => {
-                // Reading waits here while the bound is reached.
-                let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
-                    break; // never closed
-                };
-                let server = server.clone();
-                let out = out_tx.clone();
-                let registry = Arc::clone(&in_flight);
-                let id = request.id.clone();
-                let task_id = id.clone();
-                let handle = tasks.spawn(async move {
-                    let receive = ReceiveContext::new(TransportKind::Stdio);
-                    let response = server
-                        .handle_request(request, receive, Notifier::new(out.clone()))
-                        .await;
-                    lock(&registry).remove(&task_id);
-                    send(&out, response.to_json()).await;
-                    drop(permit);
-                });
-                lock(&in_flight).insert(id, handle);
-            }
+            // Reap finished tasks so the set does not grow without bound.
+            while tasks.try_join_next().is_some() {}
         }
-        // Reap finished tasks so the set does not grow without bound.
-        while tasks.try_join_next().is_some() {}
-    }
 
-    // Input is over: end open `subscriptions/listen` streams, answer the rest.
-    server.close_subscriptions();
-    while tasks.join_next().await.is_some() {}
-    drop(out_tx);
-    writer.await.map_err(io::Error::other)?
+        // Input is over: end open `subscriptions/listen` streams, answer the rest.
+        server.close_subscriptions();
+        while tasks.join_next().await.is_some() {}
+        drop(out_tx);
+        writer.await.map_err(io::Error::other)?
+    }
 }
 
 enum Line {

@@ -13,6 +13,11 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// also how long an idle connection is kept.
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The default time a write may wait for the peer to take it: 30 s. A peer
+/// that stops reading (its answers pile up) is then disconnected; idle time
+/// between writes, as on an event stream, does not count.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The default time a request body may take to arrive whole, counted from
 /// the end of its head: 30 s.
 pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -58,6 +63,8 @@ impl Default for BodyLimits {
 pub(super) struct ConnectionLimits {
     /// The time a request head may take, idle time before it included.
     pub(super) header_timeout: Duration,
+    /// The time one write may wait for the peer.
+    pub(super) write_timeout: Duration,
     /// Connections served at once; more wait in the listen queue.
     pub(super) max_connections: usize,
 }
@@ -66,6 +73,7 @@ impl Default for ConnectionLimits {
     fn default() -> Self {
         Self {
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: default_max_connections(),
         }
     }

@@ -8,7 +8,8 @@
 //! headers, and leaves every protocol rule to the server's dispatch.
 //!
 //! This file holds the configuration, the binding and the path of one
-//! `POST`; `serve` accepts and serves connections, `limits` holds the
+//! `POST`; `serve` accepts and serves connections (`write_deadline`
+//! disconnects a peer that stops reading), `limits` holds the
 //! bounds and their defaults, `request` reads a request, `respond` writes
 //! the answer and `guard` holds the `Host`/`Origin` rule.
 
@@ -17,6 +18,7 @@ mod limits;
 mod request;
 mod respond;
 mod serve;
+mod write_deadline;
 
 use std::future::Future;
 use std::io;
@@ -35,7 +37,7 @@ use tokio::sync::mpsc;
 pub use guard::HostPolicy;
 pub use limits::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_DRAIN_BYTES, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_MAX_BODY_BYTES, default_max_connections,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_WRITE_TIMEOUT, default_max_connections,
 };
 
 use crate::BoxFuture;
@@ -136,6 +138,16 @@ impl HttpTransport {
     /// served, and bounded, by the embedding server.
     pub fn header_timeout(mut self, timeout: Duration) -> Self {
         self.connections.header_timeout = timeout;
+        self
+    }
+
+    /// How long one write may wait for the peer to take it (default
+    /// [`DEFAULT_WRITE_TIMEOUT`]). A peer that stops reading, so that its
+    /// answers pile up, is disconnected and its connection freed; time
+    /// between writes (an event stream waiting for its next event) does
+    /// not count. Applies to [`Self::bind`], not to an embedded router.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.connections.write_timeout = timeout;
         self
     }
 

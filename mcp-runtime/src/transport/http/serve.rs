@@ -1,6 +1,7 @@
 //! Serving a bound listener: one hyper HTTP/1.1 connection per accepted
-//! socket, with a timer (so the request-head timeout holds), a cap on the
-//! connections served at once, and a graceful shutdown.
+//! socket, with a timer (so the request-head timeout holds), a deadline on
+//! writes the peer does not take, a cap on the connections served at once,
+//! and a graceful shutdown.
 
 use std::future::Future;
 use std::io;
@@ -17,6 +18,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use super::limits::ConnectionLimits;
+use super::write_deadline::WriteDeadline;
 
 /// Accepts and serves connections on `listener` until `shutdown`
 /// completes, then stops accepting and waits for the connections in
@@ -31,7 +33,7 @@ pub(super) async fn serve(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
     let http = http1_builder(&limits);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -64,7 +66,7 @@ pub(super) async fn serve(
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
         let connection = http.serve_connection(
-            TokioIo::new(stream),
+            TokioIo::new(WriteDeadline::new(stream, limits.write_timeout)),
             TowerToHyperService::new(router.clone()),
         );
         let connection = graceful.watch(connection);
@@ -101,7 +103,10 @@ where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     http1_builder(&limits)
-        .serve_connection(TokioIo::new(io), TowerToHyperService::new(router))
+        .serve_connection(
+            TokioIo::new(WriteDeadline::new(io, limits.write_timeout)),
+            TowerToHyperService::new(router),
+        )
         .await
 }
 
