@@ -64,6 +64,10 @@ pub struct ReceiveContext {
     pub caller: Option<Arc<Caller>>,
     /// The MCP headers, on HTTP; `None` elsewhere, where no header rules apply.
     pub headers: Option<HttpRequestHeaders>,
+    /// The 2025-era session the message belongs to: found by its
+    /// `MCP-Session-Id` on HTTP, the connection's on stdio. `None` for
+    /// 2026-07-28 clients, which have no sessions.
+    pub session: Option<crate::server::Session>,
 }
 
 impl ReceiveContext {
@@ -73,6 +77,7 @@ impl ReceiveContext {
             transport,
             caller: None,
             headers: None,
+            session: None,
         }
     }
 

@@ -21,6 +21,10 @@ pub mod notification_methods {
     pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
     /// A subscribed resource changed.
     pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    /// 2025 era: the client finished initializing its session.
+    pub const INITIALIZED: &str = "notifications/initialized";
+    /// 2025 era: a URL-mode elicitation finished.
+    pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
     /// A `subscriptions/listen` stream is open.
     pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 }

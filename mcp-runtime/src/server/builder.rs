@@ -56,6 +56,8 @@ pub struct ServerBuilder {
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
     shared: super::registry::SharedValues,
+    legacy: super::LegacyClients,
+    bridge: super::Bridge,
 }
 
 impl ServerBuilder {
@@ -74,7 +76,25 @@ impl ServerBuilder {
             signer: None,
             replay_guard: None,
             shared: Default::default(),
+            legacy: super::LegacyClients::default(),
+            bridge: super::Bridge::default(),
         }
+    }
+
+    /// How 2025-era clients (those that open with `initialize`) are served:
+    /// in sessions (the default), statelessly, or not at all. 2026-07-28
+    /// clients are served the same way whatever this says.
+    pub fn legacy_clients(mut self, legacy: super::LegacyClients) -> Self {
+        self.legacy = legacy;
+        self
+    }
+
+    /// How a handler's input-required result reaches a 2025-era client in a
+    /// session (default: bridged, 8 rounds, 600 s a round); [`Bridge::off`](super::Bridge::off)
+    /// turns it off.
+    pub fn bridge(mut self, bridge: super::Bridge) -> Self {
+        self.bridge = bridge;
+        self
     }
 
     /// Replaces the server's self-description (title, icons, website...).
@@ -305,6 +325,8 @@ impl ServerBuilder {
             changes: super::ChangeNotifier::new(),
             closing: super::subscriptions::Closing::new(),
             rendered: super::registry::Rendered::default(),
+            legacy: self.legacy,
+            bridge: self.bridge,
         };
         registry.capabilities = super::methods::capabilities(&registry);
         Ok(Server {

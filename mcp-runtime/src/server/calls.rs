@@ -1,9 +1,10 @@
 //! The methods that run the application's handlers. `tools/call`,
 //! `prompts/get` and `resources/read` may ask for input: each takes the
-//! round's answers and echoed state, passes the state gate
-//! ([`state_gate::open`]) before its handler runs, and finishes what the
-//! handler returns ([`finish_outcome`], which signs through
-//! [`state_gate::seal`]).
+//! round's answers and echoed state and runs its handler in [`rounds`],
+//! which passes the state gate ([`state_gate::open`]) before the handler
+//! runs and finishes what it returns ([`finish_outcome`], which signs
+//! through [`state_gate::seal`]); for a 2025-era client it bridges the
+//! rounds instead ([`bridge::next_round`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::answers::SentAnswers;
+use super::bridge::{self, Bridged, Stop};
 use super::context::RequestData;
 use super::finish::{finish, finish_extension};
 use super::incoming::RoundTrip;
@@ -19,6 +21,7 @@ use super::methods::Call;
 use super::registry::Registry;
 use super::{Context, MethodHandler, Outcome, headers, state_gate};
 use crate::BoxFuture;
+use crate::logged::Wire;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::schema::{CompleteRequestParams, JsonObject, McpError};
 use crate::state::BindingRequest;
@@ -43,7 +46,10 @@ pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
         let Some((tool, handler)) = registry.tools.get(&name) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
-        if let Some(headers) = &data.receive.headers {
+        // 2025-era clients send no `Mcp-Param-*` headers.
+        if let Some(headers) = &data.receive.headers
+            && !data.legacy
+        {
             headers::check_param_headers(headers, tool, &arguments)?;
         }
         let binding = BindingRequest {
@@ -51,10 +57,10 @@ pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
             target: &name,
             arguments: &arguments,
         };
-        state_gate::open(registry, binding, &mut data).await?;
-        let (ctx, request) = Context::shared_with(data);
-        let outcome = handler.call(arguments, ctx).await?;
-        finish_outcome(registry, outcome, &request)
+        rounds(registry, binding, data, |ctx| {
+            handler.call(arguments.clone(), ctx)
+        })
+        .await
     })
 }
 
@@ -97,22 +103,24 @@ pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
                 missing.join(", ")
             )));
         }
-        if registry.signer.is_some() {
-            // The binding digests arguments as JSON: the strings, as sent.
-            let as_json: JsonObject = arguments
+        // The binding digests arguments as JSON: the strings, as sent
+        // (only needed when there is a signer to bind).
+        let as_json: JsonObject = match registry.signer {
+            Some(_) => arguments
                 .iter()
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect();
-            let binding = BindingRequest {
-                method: PROMPTS_GET,
-                target: &name,
-                arguments: &as_json,
-            };
-            state_gate::open(registry, binding, &mut data).await?;
-        }
-        let (ctx, request) = Context::shared_with(data);
-        let outcome = handler.get(arguments, ctx).await?;
-        finish_outcome(registry, outcome, &request)
+                .collect(),
+            None => JsonObject::new(),
+        };
+        let binding = BindingRequest {
+            method: PROMPTS_GET,
+            target: &name,
+            arguments: &as_json,
+        };
+        rounds(registry, binding, data, |ctx| {
+            handler.get(arguments.clone(), ctx)
+        })
+        .await
     })
 }
 
@@ -143,18 +151,64 @@ pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
             target: &uri,
             arguments: &no_arguments,
         };
+        rounds(registry, binding, data, |ctx| {
+            let uri = uri.clone();
+            let read = match (fixed, &templated) {
+                (Some(handler), _) => handler.read(ctx),
+                (None, Some((handler, variables))) => {
+                    handler.read(uri.clone(), variables.clone(), ctx)
+                }
+                (None, None) => return Box::pin(async { Err(McpError::ResourceNotFound { uri }) }),
+            };
+            Box::pin(async move {
+                match read.await? {
+                    Outcome::Complete(result) if result.contents.is_empty() => {
+                        Err(McpError::ResourceNotFound { uri })
+                    }
+                    outcome => Ok(outcome),
+                }
+            })
+        })
+        .await
+    })
+}
+
+/// Runs a handler that may ask for input, round by round: the state gate
+/// before each run, then what the handler returned finished. A complete
+/// result, or an ask to a 2026-07-28 client (its `InputRequiredResult`),
+/// ends the request. An ask to a 2025-era client goes through the bridge,
+/// which asks the client and hands back the next round's data (the answers
+/// and the state to verify) for the handler to run again; when the bridge
+/// cannot go on, the request ends saying why ([`Bridged::stuck`]).
+async fn rounds<'h, R: Bridged>(
+    registry: &Registry,
+    binding: BindingRequest<'_>,
+    mut data: RequestData,
+    mut run: impl FnMut(Context) -> BoxFuture<'h, Result<Outcome<R>, McpError>>,
+) -> Result<String, McpError> {
+    let mut round = 0;
+    loop {
         state_gate::open(registry, binding, &mut data).await?;
         let (ctx, request) = Context::shared_with(data);
-        let outcome = match (fixed, templated) {
-            (Some(handler), _) => handler.read(ctx).await?,
-            (None, Some((handler, variables))) => handler.read(uri.clone(), variables, ctx).await?,
-            (None, None) => return Err(McpError::ResourceNotFound { uri }),
+        let ask = match run(ctx).await? {
+            Outcome::InputRequired(ask) if request.legacy => ask,
+            outcome => return finish_outcome(registry, outcome, &request),
         };
-        if matches!(&outcome, Outcome::Complete(result) if result.contents.is_empty()) {
-            return Err(McpError::ResourceNotFound { uri });
-        }
-        finish_outcome(registry, outcome, &request)
-    })
+        round += 1;
+        data = match bridge::next_round(registry, ask, &request, round).await {
+            Ok(next) => next,
+            Err(Stop::Fault(error)) => return Err(error),
+            Err(Stop::Stuck(why)) => {
+                tracing::info!(
+                    method = %request.method,
+                    target = %Wire(binding.target),
+                    %why,
+                    "a 2025-era request needing input could not be bridged"
+                );
+                return finish(registry, R::stuck(why)?);
+            }
+        };
+    }
 }
 
 /// `completion/complete`.

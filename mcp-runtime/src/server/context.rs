@@ -37,6 +37,14 @@ impl Notifier {
         self.tx.is_some()
     }
 
+    /// Sends one message, already serialised (a request to the client).
+    pub(crate) async fn send_json(&self, json: String) -> bool {
+        match &self.tx {
+            Some(tx) => tx.send(json).await.is_ok(),
+            None => false,
+        }
+    }
+
     pub(crate) async fn send<P: Serialize>(&self, method: &str, params: P) -> bool {
         let Some(tx) = &self.tx else { return false };
         match serde_json::to_string(&JsonRpcNotification::new(method, params)) {
@@ -76,6 +84,9 @@ pub(crate) struct RequestData {
     pub(crate) shared: std::sync::Arc<super::registry::SharedValues>,
     /// Announces changes to `subscriptions/listen` streams.
     pub(crate) changes: super::ChangeNotifier,
+    /// Whether the request is of the 2025 era (then an input-required
+    /// result goes through the bridge).
+    pub(crate) legacy: bool,
 }
 
 impl Context {
@@ -283,6 +294,7 @@ impl Context {
             signer: None,
             shared: std::sync::Arc::default(),
             changes: super::ChangeNotifier::new(),
+            legacy: false,
         })
     }
 

@@ -1,5 +1,14 @@
-//! The top of the one request path: the checks every request passes, in
-//! the specification's order, then the method's own function.
+//! The top of the one request path: the request's era, decided here and
+//! nowhere else ([`era`]); for a 2026-07-28 request the checks every request
+//! passes, in the specification's order; then the method's own function.
+//!
+//! A request whose `_meta` carries the 2026-07-28 keys is served as
+//! 2026-07-28, whatever else is true. `initialize` opens a 2025-era session
+//! ([`legacy::initialize`]). Any other request of a 2025-era session (or,
+//! when the server serves 2025-era clients statelessly, any request
+//! without the 2026-07-28 keys) is served as 2025: with the session's
+//! capabilities, the 2025-only methods, results in their 2025 shape, and
+//! input-required rounds bridged. A 2026-07-28 request goes through:
 //!
 //! 1. `params._meta` with `protocolVersion` and `clientCapabilities`
 //!    (`-32602`);
@@ -19,11 +28,17 @@ use serde_json::Value;
 
 use super::context::RequestData;
 use super::incoming::RoundTrip;
-use super::methods::{self, Call, Route};
+use super::methods::{self, Asked, Call, Route};
 use super::registry::Registry;
-use super::{Notifier, ReceiveContext, Request, Response, Server, calls, headers};
+use super::{
+    LegacyClients, Notifier, ReceiveContext, Request, Response, Server, Session, calls, headers,
+    legacy,
+};
 use crate::logged::Wire;
-use crate::schema::{JsonObject, McpError, RequestId, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::schema::request_methods::INITIALIZE;
+use crate::schema::{
+    JsonObject, McpError, RequestId, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS, meta_keys,
+};
 
 impl Server {
     /// Serves one request through the single dispatch path. `receive` says
@@ -62,11 +77,28 @@ impl Server {
             ))),
         };
         match outcome {
-            Ok(result) => Response::result(id, result),
+            Ok(Answered {
+                result,
+                opened: None,
+            }) => Response::result(id, result),
+            Ok(Answered {
+                result,
+                opened: Some(session),
+            }) => Response::result(id, result).opening(session),
             Err(error) => {
                 log_error(&method, &id, &error);
                 Response::error(Some(id), error)
             }
+        }
+    }
+
+    /// Takes a client's notification within a 2025-era session:
+    /// `notifications/initialized` is recorded; the rest need nothing from
+    /// the server (`notifications/cancelled` is the transport's: it stops
+    /// the request's task).
+    pub fn handle_notification(&self, method: &str, session: &Session) {
+        if method == crate::schema::notification_methods::INITIALIZED {
+            session.mark_initialized();
         }
     }
 
@@ -84,7 +116,79 @@ struct Envelope<'a> {
     round_trip: RoundTrip,
 }
 
+/// A request's result, and the session it opened (`initialize`).
+struct Answered {
+    result: String,
+    opened: Option<Session>,
+}
+
+impl From<String> for Answered {
+    fn from(result: String) -> Self {
+        Self {
+            result,
+            opened: None,
+        }
+    }
+}
+
+/// The protocol era a request belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Era {
+    /// 2026-07-28: stateless, every request carries its `_meta`.
+    Modern,
+    /// `initialize`: opens a 2025-era session.
+    Initialize,
+    /// A 2025-era request (in a session, or served statelessly).
+    Legacy,
+}
+
+/// Decides the era of a request: the one place that does.
+fn era(registry: &Registry, method: &str, params: Option<&Value>, receive: &ReceiveContext) -> Era {
+    let modern_meta = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|meta| {
+            meta.contains_key(meta_keys::PROTOCOL_VERSION)
+                || meta.contains_key(meta_keys::CLIENT_CAPABILITIES)
+        });
+    if modern_meta {
+        Era::Modern
+    } else if method == INITIALIZE {
+        Era::Initialize
+    } else if receive.session.is_some() || registry.legacy == LegacyClients::Stateless {
+        Era::Legacy
+    } else {
+        // Neither: the 2026-07-28 checks refuse it (`_meta` is required).
+        Era::Modern
+    }
+}
+
 async fn dispatch(
+    registry: &Registry,
+    request: Envelope<'_>,
+    mut receive: ReceiveContext,
+    notifier: Notifier,
+) -> Result<Answered, McpError> {
+    match era(registry, request.method, request.params.as_ref(), &receive) {
+        Era::Modern => {
+            // A 2026-07-28 request relies on nothing earlier, a session included.
+            receive.session = None;
+            modern(registry, request, receive, notifier)
+                .await
+                .map(Answered::from)
+        }
+        Era::Initialize => {
+            let (result, opened) = legacy::initialize(registry, request.params, &receive)?;
+            Ok(Answered { result, opened })
+        }
+        Era::Legacy => legacy_request(registry, request, receive, notifier)
+            .await
+            .map(Answered::from),
+    }
+}
+
+/// A 2026-07-28 request: the checks in the specification's order, then its method.
+async fn modern(
     registry: &Registry,
     request: Envelope<'_>,
     receive: ReceiveContext,
@@ -108,10 +212,53 @@ async fn dispatch(
     if let Some(headers) = &receive.headers {
         headers::check_method_and_name(headers, method, &params)?;
     }
-    let route = methods::route(registry, method)?;
-    let data = RequestData {
-        request_id: id,
-        method: route.name(method),
+    let route = methods::route(registry, method, Asked::Modern)?;
+    let data = request_data(registry, id, route.name(method), meta, receive, notifier);
+    serve(registry, route, params, round_trip, data).await
+}
+
+/// A 2025-era request: served with its session's `_meta` (or, without a
+/// session, the version its header names), by the 2025 rows of the method
+/// table, with its result in the 2025 shape.
+async fn legacy_request(
+    registry: &Registry,
+    request: Envelope<'_>,
+    receive: ReceiveContext,
+    notifier: Notifier,
+) -> Result<String, McpError> {
+    let Envelope {
+        id,
+        method,
+        params,
+        round_trip,
+    } = request;
+    let params = match params {
+        None => JsonObject::new(),
+        Some(Value::Object(params)) => params,
+        Some(_) => return Err(McpError::invalid_params("params must be an object")),
+    };
+    let meta = legacy::request_meta(&params, &receive)?;
+    let asked = Asked::Legacy {
+        session: receive.session.is_some(),
+    };
+    let route = methods::route(registry, method, asked)?;
+    let mut data = request_data(registry, id, route.name(method), meta, receive, notifier);
+    data.legacy = true;
+    let result = serve(registry, route, params, round_trip, data).await?;
+    legacy::to_2025_shape(result)
+}
+
+fn request_data(
+    registry: &Registry,
+    request_id: RequestId,
+    method: std::borrow::Cow<'static, str>,
+    meta: RequestMeta,
+    receive: ReceiveContext,
+    notifier: Notifier,
+) -> RequestData {
+    RequestData {
+        request_id,
+        method,
         meta,
         input_responses: None,
         request_state: None,
@@ -121,7 +268,18 @@ async fn dispatch(
         signer: None,
         shared: Arc::clone(&registry.shared),
         changes: registry.changes.clone(),
-    };
+        legacy: false,
+    }
+}
+
+/// Hands the request to its method's function.
+async fn serve(
+    registry: &Registry,
+    route: Route,
+    params: JsonObject,
+    round_trip: RoundTrip,
+    data: RequestData,
+) -> Result<String, McpError> {
     let call = Call {
         params,
         round_trip,

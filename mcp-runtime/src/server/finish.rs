@@ -18,6 +18,8 @@ use crate::schema::{
 pub struct Response {
     id: Option<RequestId>,
     body: Body,
+    /// The 2025-era session this response opens (to `initialize`).
+    opened: Option<super::Session>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +27,8 @@ enum Body {
     /// The result object, already serialised as compact JSON.
     Result(String),
     Error(McpError),
+    /// The client cancelled the request: nothing is sent.
+    Cancelled,
 }
 
 impl Response {
@@ -33,7 +37,36 @@ impl Response {
         Self {
             id: Some(id),
             body: Body::Result(result),
+            opened: None,
         }
+    }
+
+    /// The non-response of a request the client cancelled: a transport
+    /// sends nothing for it ([`Self::is_cancelled`]).
+    pub(crate) fn cancelled(id: RequestId) -> Self {
+        Self {
+            id: Some(id),
+            body: Body::Cancelled,
+            opened: None,
+        }
+    }
+
+    /// Whether the client cancelled the request, so that nothing is sent.
+    pub fn is_cancelled(&self) -> bool {
+        self.body == Body::Cancelled
+    }
+
+    /// This response with the session it opens.
+    pub(crate) fn opening(mut self, session: super::Session) -> Self {
+        self.opened = Some(session);
+        self
+    }
+
+    /// The 2025-era session this response opens: the transport keeps it
+    /// (an HTTP session under its id, or the stdio connection's) and hands
+    /// it back with every later message of that client.
+    pub fn opened_session(&self) -> Option<&super::Session> {
+        self.opened.as_ref()
     }
 
     /// An error response; `id` is `None` only when the request's id was unreadable.
@@ -41,6 +74,7 @@ impl Response {
         Self {
             id,
             body: Body::Error(error),
+            opened: None,
         }
     }
 
@@ -53,13 +87,27 @@ impl Response {
     pub fn error_value(&self) -> Option<&McpError> {
         match &self.body {
             Body::Error(e) => Some(e),
-            Body::Result(_) => None,
+            Body::Result(_) | Body::Cancelled => None,
         }
     }
 
-    /// The whole JSON-RPC response as compact, single-line JSON.
+    /// The whole JSON-RPC response as compact, single-line JSON. A
+    /// cancelled request's is the `-32800` error some clients expect, for
+    /// a transport that must send something.
     pub fn to_json(&self) -> String {
         match &self.body {
+            Body::Cancelled => {
+                let response = JsonRpcErrorResponse {
+                    jsonrpc: JsonRpcVersion,
+                    id: self.id.clone(),
+                    error: crate::schema::ErrorObject {
+                        code: -32800,
+                        message: "Request cancelled".to_owned(),
+                        data: None,
+                    },
+                };
+                serde_json::to_string(&response).unwrap_or_default()
+            }
             Body::Result(result) => {
                 const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
                 const RESULT: &str = r#","result":"#;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::Response;
 use super::answers::{AnswersReader, SentAnswers};
-use crate::schema::{JSONRPC_VERSION, JsonKey, JsonObject, McpError, RequestId};
+use crate::schema::{ErrorObject, JSONRPC_VERSION, JsonKey, JsonObject, McpError, RequestId};
 
 /// A client request, structurally valid as JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +66,18 @@ pub enum Incoming {
         /// Its params, if any.
         params: Option<JsonObject>,
     },
+    /// A response to a request the server sent (2025-era sessions only:
+    /// `elicitation/create`, `sampling/createMessage`, `roots/list`).
+    Response(ClientResponse),
+}
+
+/// A client's response to a request the server sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientResponse {
+    /// The id of the server's request.
+    pub id: RequestId,
+    /// The result, or the error the client answered with.
+    pub outcome: Result<Value, ErrorObject>,
 }
 
 /// Parses one message. A message that is not a valid JSON-RPC request or
@@ -99,8 +111,8 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
     let method = match fields.method {
         Some(Value::String(method)) => method,
         Some(_) => return Err(invalid(id, "\"method\" must be a string")),
-        None if fields.response => {
-            return Err(invalid(id, "a server does not accept responses"));
+        None if fields.result.is_some() || fields.error.is_some() => {
+            return response(id, fields.result, fields.error).map(Incoming::Response);
         }
         None => return Err(invalid(id, "\"method\" is required")),
     };
@@ -129,6 +141,39 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
     }
 }
 
+/// A response's members: an id, and exactly one of `result` and `error`.
+fn response(
+    id: Option<RequestId>,
+    result: Option<Value>,
+    error: Option<Value>,
+) -> Result<ClientResponse, Box<Response>> {
+    let Some(id) = id else {
+        return Err(invalid(
+            None,
+            "a response needs the id of the request it answers",
+        ));
+    };
+    let outcome = match (result, error) {
+        (Some(result), None) => Ok(result),
+        (None, Some(error)) => match serde_json::from_value::<ErrorObject>(error) {
+            Ok(error) => Err(error),
+            Err(_) => {
+                return Err(invalid(
+                    Some(id),
+                    "\"error\" must be an object with an integer code and a message",
+                ));
+            }
+        },
+        _ => {
+            return Err(invalid(
+                Some(id),
+                "a response carries exactly one of \"result\" and \"error\"",
+            ));
+        }
+    };
+    Ok(ClientResponse { id, outcome })
+}
+
 fn invalid(id: Option<RequestId>, detail: &str) -> Box<Response> {
     Box::new(Response::error(
         id,
@@ -153,8 +198,10 @@ struct Fields {
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Params>,
-    /// Whether `result` or `error` is present (a response, not a request).
-    response: bool,
+    /// `result`, present in a successful response.
+    result: Option<Value>,
+    /// `error`, present in an error response.
+    error: Option<Value>,
 }
 
 /// `params`: any JSON value, with an object's round-trip members apart.
@@ -186,10 +233,8 @@ impl<'de> Visitor<'de> for MessageVisitor {
                 "id" => fields.id = Some(map.next_value()?),
                 "method" => fields.method = Some(map.next_value()?),
                 "params" => fields.params = Some(map.next_value_seed(ObjectOr(ParamsReader))?),
-                "result" | "error" => {
-                    map.next_value::<IgnoredAny>()?;
-                    fields.response = true;
-                }
+                "result" => fields.result = Some(map.next_value()?),
+                "error" => fields.error = Some(map.next_value()?),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -419,6 +464,31 @@ mod tests {
     }
 
     #[test]
+    fn responses_are_read_with_their_outcome() {
+        let parsed = parse_message(br#"{"jsonrpc":"2.0","id":7,"result":{"action":"accept"}}"#);
+        assert_eq!(
+            parsed,
+            Ok(Incoming::Response(ClientResponse {
+                id: RequestId::Number(7),
+                outcome: Ok(serde_json::json!({"action": "accept"})),
+            }))
+        );
+        let parsed =
+            parse_message(br#"{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"no"}}"#);
+        let Ok(Incoming::Response(ClientResponse {
+            id,
+            outcome: Err(error),
+        })) = parsed
+        else {
+            panic!("{parsed:?}")
+        };
+        assert_eq!(
+            (id, error.code, error.message.as_str()),
+            ("a".into(), -1, "no")
+        );
+    }
+
+    #[test]
     fn what_is_not_a_request_is_refused_as_before() {
         assert_eq!(refusal("[1, 2]").0, -32600);
         assert_eq!(refusal("\"x\"").0, -32600);
@@ -436,9 +506,15 @@ mod tests {
             -32600
         );
         assert_eq!(refusal(r#"{"jsonrpc":"2.0","id":1,"method":5}"#).0, -32600);
-        let (code, message) = refusal(r#"{"jsonrpc":"2.0","id":1,"result":null}"#);
+        let (code, message) = refusal(r#"{"jsonrpc":"2.0","result":{}}"#);
         assert_eq!(code, -32600);
-        assert!(message.contains("does not accept responses"), "{message}");
+        assert!(message.contains("needs the id"), "{message}");
+        let (code, message) = refusal(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#);
+        assert_eq!(code, -32600);
+        assert!(message.contains("exactly one"), "{message}");
+        let (code, message) = refusal(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#);
+        assert_eq!(code, -32600);
+        assert!(message.contains("integer code"), "{message}");
         let (code, message) = refusal(r#"{"jsonrpc":"2.0","method":"n","params":[]}"#);
         assert_eq!(code, -32600);
         assert!(message.contains("notification params"), "{message}");

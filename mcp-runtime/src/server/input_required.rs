@@ -94,7 +94,7 @@ fn render(
 /// Which kinds of input the client declared it can give: all the check of
 /// an outgoing ask needs.
 #[derive(Debug, Clone, Copy)]
-struct DeclaredInputs {
+pub(crate) struct DeclaredInputs {
     form: bool,
     url: bool,
     sampling: bool,
@@ -103,7 +103,7 @@ struct DeclaredInputs {
 }
 
 impl DeclaredInputs {
-    fn of(capabilities: &ClientCapabilities) -> Self {
+    pub(crate) fn of(capabilities: &ClientCapabilities) -> Self {
         Self {
             form: capabilities.supports_elicitation_form(),
             url: capabilities.supports_elicitation_url(),
@@ -116,7 +116,7 @@ impl DeclaredInputs {
 
 /// The capabilities the input requests need that the client did not declare.
 #[allow(deprecated)]
-fn missing_capabilities<'a>(
+pub(crate) fn missing_capabilities<'a>(
     requests: impl Iterator<Item = &'a InputRequest>,
     declared: DeclaredInputs,
 ) -> Option<ClientCapabilities> {

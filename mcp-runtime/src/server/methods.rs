@@ -14,7 +14,7 @@ use std::sync::Arc;
 use super::context::RequestData;
 use super::incoming::RoundTrip;
 use super::registry::Registry;
-use super::{MethodHandler, calls, lists, subscriptions};
+use super::{MethodHandler, calls, legacy, lists, subscriptions};
 use crate::BoxFuture;
 use crate::schema::request_methods::{
     COMPLETION_COMPLETE, INITIALIZE, LOGGING_SET_LEVEL, PING, PROMPTS_GET, PROMPTS_LIST,
@@ -68,12 +68,28 @@ const METHODS: &[Method] = &[
         subscriptions::listen,
     ),
     // The 2025 era's methods that 2026-07-28 removed: a 2026-07-28 request
-    // naming one gets -32601 (HTTP 404).
-    Method::legacy(INITIALIZE),
-    Method::legacy(PING),
-    Method::legacy(LOGGING_SET_LEVEL),
-    Method::legacy(RESOURCES_SUBSCRIBE),
-    Method::legacy(RESOURCES_UNSUBSCRIBE),
+    // naming one gets -32601 (HTTP 404). `initialize` opens a session, so
+    // dispatch answers it itself.
+    Method::reserved(INITIALIZE),
+    Method::serve(PING, Eras::Legacy, Offer::Always, legacy::ping),
+    Method::serve(
+        LOGGING_SET_LEVEL,
+        Eras::Legacy,
+        Offer::Session,
+        legacy::set_level,
+    ),
+    Method::serve(
+        RESOURCES_SUBSCRIBE,
+        Eras::Legacy,
+        Offer::Subscriptions,
+        legacy::subscribe,
+    ),
+    Method::serve(
+        RESOURCES_UNSUBSCRIBE,
+        Eras::Legacy,
+        Offer::Subscriptions,
+        legacy::unsubscribe,
+    ),
 ];
 
 /// One request on its way to the function that serves its method.
@@ -115,6 +131,10 @@ pub(crate) enum Offer {
     Resources,
     /// A completion handler.
     Completions,
+    /// A 2025-era session (its log level is the session's).
+    Session,
+    /// A 2025-era session, and a resource or resource template.
+    Subscriptions,
 }
 
 /// One row of the table.
@@ -122,7 +142,7 @@ pub(crate) struct Method {
     name: &'static str,
     eras: Eras,
     offer: Offer,
-    /// `None`: listed for its era only; no era this build serves handles it.
+    /// `None`: reserved, answered by dispatch itself (`initialize`).
     serve: Option<Serve>,
 }
 
@@ -136,7 +156,7 @@ impl Method {
         }
     }
 
-    const fn legacy(name: &'static str) -> Self {
+    const fn reserved(name: &'static str) -> Self {
         Self {
             name,
             eras: Eras::Legacy,
@@ -170,13 +190,28 @@ impl Route {
     }
 }
 
-/// Resolves a 2026-07-28 request's method: a row of the table this server
-/// offers, or an extension method. Anything else, including a method of
-/// the 2025 era only, is `-32601`.
-pub(crate) fn route(registry: &Registry, method: &str) -> Result<Route, McpError> {
+/// The era of a request being routed, as dispatch decided it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asked {
+    /// A 2026-07-28 request.
+    Modern,
+    /// A 2025-era request, in a session or not.
+    Legacy {
+        /// Whether it belongs to a session.
+        session: bool,
+    },
+}
+
+/// Resolves a request's method: a row of the table of the request's era
+/// that this server offers, or an extension method (of either era).
+/// Anything else, such as a method of the other era only, is `-32601`.
+pub(crate) fn route(registry: &Registry, method: &str, asked: Asked) -> Result<Route, McpError> {
     match METHODS.iter().find(|row| row.name == method) {
-        Some(row) => match (row.eras, row.serve) {
-            (Eras::Modern | Eras::Both, Some(serve)) if offers(registry, row.offer) => {
+        Some(row) => match (row.eras, asked, row.serve) {
+            (Eras::Modern | Eras::Both, Asked::Modern, Some(serve))
+            | (Eras::Legacy | Eras::Both, Asked::Legacy { .. }, Some(serve))
+                if offers(registry, row.offer, asked) =>
+            {
                 Ok(Route::Core {
                     name: row.name,
                     serve,
@@ -199,15 +234,22 @@ pub(crate) fn is_reserved(method: &str) -> bool {
     METHODS.iter().any(|row| row.name == method)
 }
 
-/// Whether the server offers what `offer` asks for.
-fn offers(registry: &Registry, offer: Offer) -> bool {
+/// Whether the server offers what `offer` asks for, to a request of `asked`.
+fn offers(registry: &Registry, offer: Offer, asked: Asked) -> bool {
+    let session = asked == Asked::Legacy { session: true };
     match offer {
         Offer::Always => true,
         Offer::Tools => !registry.tools.is_empty(),
         Offer::Prompts => !registry.prompts.is_empty(),
-        Offer::Resources => !registry.resources.is_empty() || !registry.templates.is_empty(),
+        Offer::Resources => has_resources(registry),
         Offer::Completions => registry.completion.is_some(),
+        Offer::Session => session,
+        Offer::Subscriptions => session && has_resources(registry),
     }
+}
+
+fn has_resources(registry: &Registry) -> bool {
+    !registry.resources.is_empty() || !registry.templates.is_empty()
 }
 
 /// The capabilities `server/discover` advertises: one for each kind of
@@ -217,14 +259,36 @@ pub(crate) fn capabilities(registry: &Registry) -> ServerCapabilities {
     let list_changed = || ListChangedCapability {
         list_changed: Some(true),
     };
+    let asked = Asked::Modern;
     ServerCapabilities {
-        tools: offers(registry, Offer::Tools).then(list_changed),
-        prompts: offers(registry, Offer::Prompts).then(list_changed),
-        resources: offers(registry, Offer::Resources).then_some(ResourcesCapability {
+        tools: offers(registry, Offer::Tools, asked).then(list_changed),
+        prompts: offers(registry, Offer::Prompts, asked).then(list_changed),
+        resources: offers(registry, Offer::Resources, asked).then_some(ResourcesCapability {
             subscribe: Some(true),
             list_changed: Some(true),
         }),
-        completions: offers(registry, Offer::Completions).then(JsonObject::new),
+        completions: offers(registry, Offer::Completions, asked).then(JsonObject::new),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// The capabilities `initialize` answers a 2025-era client with: one for
+/// each kind of method the server offers it. In a session, list changes
+/// and resource updates reach the client on the session's stream, and
+/// `logging/setLevel` is served; without one, none of that is offered.
+pub(crate) fn legacy_capabilities(registry: &Registry, session: bool) -> ServerCapabilities {
+    let asked = Asked::Legacy { session };
+    let flag = session.then_some(true);
+    let list_changed = || ListChangedCapability { list_changed: flag };
+    ServerCapabilities {
+        tools: offers(registry, Offer::Tools, asked).then(list_changed),
+        prompts: offers(registry, Offer::Prompts, asked).then(list_changed),
+        resources: offers(registry, Offer::Resources, asked).then_some(ResourcesCapability {
+            subscribe: offers(registry, Offer::Subscriptions, asked).then_some(true),
+            list_changed: flag,
+        }),
+        completions: offers(registry, Offer::Completions, asked).then(JsonObject::new),
+        logging: offers(registry, Offer::Session, asked).then(JsonObject::new),
         ..ServerCapabilities::default()
     }
 }
@@ -251,12 +315,12 @@ mod tests {
     }
 
     #[test]
-    fn only_methods_of_a_served_era_have_a_function() {
+    fn every_method_but_initialize_has_a_function() {
         for row in METHODS {
             assert_eq!(
-                row.serve.is_some(),
-                row.eras != Eras::Legacy,
-                "{}: a 2025-only method has no function until 2025-era sessions are served",
+                row.serve.is_none(),
+                row.name == INITIALIZE,
+                "{}: only initialize is answered by dispatch itself",
                 row.name
             );
         }

@@ -19,6 +19,7 @@
 
 mod answers;
 mod ask;
+mod bridge;
 mod builder;
 mod calls;
 mod context;
@@ -30,10 +31,12 @@ mod handler_spec;
 mod headers;
 mod incoming;
 mod input_required;
+mod legacy;
 mod lists;
 mod methods;
 mod registry;
 mod reply;
+mod session;
 mod state_gate;
 mod subscriptions;
 mod uri_template;
@@ -49,8 +52,10 @@ pub use handler::{
     ResourceTemplateHandler, ToolHandler,
 };
 pub use handler_spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
-pub use incoming::{Incoming, Request, parse_message};
+pub use incoming::{ClientResponse, Incoming, Request, parse_message};
+pub use legacy::{Bridge, DEFAULT_BRIDGE_ROUND_TIMEOUT, DEFAULT_BRIDGE_ROUNDS, LegacyClients};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
+pub use session::{MAX_SUBSCRIPTIONS, Session, UnknownResponse};
 pub use subscriptions::{Change, ChangeNotifier};
 pub use uri_template::UriTemplate;
 

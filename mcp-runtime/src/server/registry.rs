@@ -94,6 +94,10 @@ pub(crate) struct Registry {
     pub(crate) closing: super::subscriptions::Closing,
     /// The constant results (discovery and the lists), rendered on first use.
     pub(crate) rendered: Rendered,
+    /// How 2025-era clients are served.
+    pub(crate) legacy: super::LegacyClients,
+    /// How their input-required rounds are bridged.
+    pub(crate) bridge: super::Bridge,
 }
 
 /// Results that never change once the server is built, as the JSON sent.

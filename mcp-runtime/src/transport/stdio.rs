@@ -7,6 +7,15 @@
 //! flight are answered, then [`serve`] returns. At most
 //! [`DEFAULT_MAX_IN_FLIGHT`] requests (settable) are handled at once;
 //! reading pauses while they are.
+//!
+//! A 2025-era client's `initialize` pins a session to the connection: its
+//! later requests are served in it, the server's questions to it (the
+//! bridge) go out on stdout and its answers are delivered back, and list
+//! changes and updates of the resources it subscribed to are written as
+//! they happen. While every slot is taken and some request waits for the
+//! client's answer, reading goes on: a further request is then refused as
+//! busy rather than left unread in front of the answers the waiting
+//! requests need.
 
 use std::collections::HashMap;
 use std::io;
@@ -17,9 +26,11 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
 use crate::logged::Wire;
-use crate::schema::{CancelledNotificationParams, McpError, RequestId, notification_methods};
+use crate::schema::{
+    CancelledNotificationParams, ErrorObject, McpError, RequestId, codes, notification_methods,
+};
 use crate::server::{
-    Incoming, Notifier, ReceiveContext, Response, Server, TransportKind, parse_message,
+    Incoming, Notifier, ReceiveContext, Response, Server, Session, TransportKind, parse_message,
 };
 
 /// The longest line accepted by default (16 MiB); longer lines are refused
@@ -101,6 +112,8 @@ impl StdioTransport {
         let (out_tx, out_rx) = mpsc::channel::<String>(OUTPUT_BUFFER);
         let writer = tokio::spawn(write_lines(output, out_rx));
         let in_flight: Arc<Mutex<HashMap<RequestId, AbortHandle>>> = Arc::default();
+        // The connection's 2025-era session, once `initialize` opened one.
+        let session: Arc<Mutex<Option<Session>>> = Arc::default();
         let mut tasks = JoinSet::new();
         let mut line = Vec::new();
 
@@ -123,29 +136,72 @@ impl StdioTransport {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            let pinned = lock(&session).clone();
             match parse_message(&line) {
                 Err(response) => send(&out_tx, response.to_json()).await,
                 Ok(Incoming::Notification { method, params }) => {
                     if method == notification_methods::CANCELLED {
                         cancel(&in_flight, params);
+                    } else if let Some(session) = &pinned {
+                        server.handle_notification(&method, session);
                     }
                 }
+                Ok(Incoming::Response(response)) => match &pinned {
+                    // Never answered: an error with the response's id would
+                    // read as the answer to the client's own request.
+                    None => tracing::warn!(
+                        id = %Wire(&response.id.to_string()),
+                        "ignored a response outside a 2025-era session"
+                    ),
+                    Some(session) => {
+                        if let Err(unknown) = session.deliver(response) {
+                            tracing::warn!(%unknown, "ignored a response");
+                        }
+                    }
+                },
                 Ok(Incoming::Request(request)) => {
-                    // Reading waits here while the bound is reached.
-                    let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                    // Reading waits here while the bound is reached, unless
+                    // a request waits for this client's answer: the answer
+                    // must not stay unread behind this request.
+                    let permit = match &pinned {
+                        None => Arc::clone(&permits).acquire_owned().await.ok(),
+                        Some(session) => tokio::select! {
+                            biased;
+                            permit = Arc::clone(&permits).acquire_owned() => permit.ok(),
+                            () = session.until_awaiting_client() => {
+                                let busy = Response::error(Some(request.id), busy(max_in_flight));
+                                send(&out_tx, busy.to_json()).await;
+                                continue;
+                            }
+                        },
+                    };
+                    let Some(permit) = permit else {
                         break; // never closed
                     };
                     let server = server.clone();
                     let out = out_tx.clone();
                     let registry = Arc::clone(&in_flight);
+                    let slot = Arc::clone(&session);
+                    let changes_out = out_tx.clone();
                     let id = request.id.clone();
                     let task_id = id.clone();
                     let handle = tasks.spawn(async move {
-                        let receive = ReceiveContext::new(TransportKind::Stdio);
+                        let mut receive = ReceiveContext::new(TransportKind::Stdio);
+                        receive.session = pinned;
                         let response = server
                             .handle_request(request, receive, Notifier::new(out.clone()))
                             .await;
                         lock(&registry).remove(&task_id);
+                        if let Some(opened) = response.opened_session() {
+                            // Pinned before the client reads the answer to
+                            // its initialize, so its next request finds it.
+                            *lock(&slot) = Some(opened.clone());
+                            tokio::spawn(forward_changes(
+                                server.clone(),
+                                opened.clone(),
+                                changes_out,
+                            ));
+                        }
                         send(&out, response.to_json()).await;
                         drop(permit);
                     });
@@ -156,11 +212,53 @@ impl StdioTransport {
             while tasks.try_join_next().is_some() {}
         }
 
-        // Input is over: end open `subscriptions/listen` streams, answer the rest.
+        // Input is over: end open `subscriptions/listen` streams and the
+        // session (its open questions fail), answer the rest.
         server.close_subscriptions();
+        if let Some(session) = lock(&session).take() {
+            session.end();
+        }
         while tasks.join_next().await.is_some() {}
         drop(out_tx);
         writer.await.map_err(io::Error::other)?
+    }
+}
+
+/// The refusal of a request that arrives while every slot is taken and some
+/// request waits for the client's answer.
+fn busy(max_in_flight: usize) -> McpError {
+    McpError::Other(ErrorObject {
+        code: codes::INTERNAL_ERROR,
+        message: format!(
+            "Server busy: all {max_in_flight} request slots are taken, some by requests \
+             waiting for this client's answers; answer them, then retry"
+        ),
+        data: None,
+    })
+}
+
+/// Writes the changes a 2025-era session's client asked for (list changes,
+/// updates of subscribed resources) until the session ends or the output
+/// closes.
+async fn forward_changes(server: Server, session: Session, out: mpsc::Sender<String>) {
+    let mut changes = server.changes().subscribe();
+    loop {
+        tokio::select! {
+            change = changes.recv() => match change {
+                Ok(change) => {
+                    if let Some(json) = session.notification_for(&change)
+                        && out.send(json).await.is_err()
+                    {
+                        return;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "a stdio session fell behind; changes were dropped");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+            () = session.ended() => return,
+        }
     }
 }
 

@@ -79,6 +79,33 @@ impl Default for ConnectionLimits {
     }
 }
 
+/// The most 2025-era sessions open at once by default. An idle session
+/// holds a few kilobytes (the client's capabilities and description), so
+/// this many hold tens of megabytes at most.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+
+/// How long a 2025-era session may sit idle by default (no request
+/// running, no stream open) before it ends.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// What bounds the 2025-era sessions of an endpoint.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SessionLimits {
+    /// Sessions open at once.
+    pub(super) max_sessions: usize,
+    /// Idle time before a session ends.
+    pub(super) idle_timeout: Duration,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+        }
+    }
+}
+
 /// Three quarters of the process's soft limit on open files (the rest is
 /// left for the listener, logs, Redis and the handlers' own files), at
 /// least 32 and at most 65,536; 1,024 where the limit cannot be read.

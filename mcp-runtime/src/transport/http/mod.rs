@@ -1,23 +1,33 @@
-//! Streamable HTTP on axum: one endpoint, `POST` only.
+//! Streamable HTTP on axum: one endpoint.
 //!
-//! A request is answered with `application/json`, or with a
-//! `text/event-stream` when its handler emits notifications (progress, log
-//! messages) before it finishes: the stream carries them, then the
-//! response, then ends. The transport enforces the body limit, the
-//! `Host`/`Origin` rule and the caller's bearer token, reads the MCP
-//! headers, and leaves every protocol rule to the server's dispatch.
+//! A request is `POST`ed and answered with `application/json`, or with a
+//! `text/event-stream` when its handler sends something before it finishes
+//! (progress, log messages, and for a 2025-era client the server's own
+//! requests): the stream carries them, then the response, then ends. The
+//! transport enforces the body limit, the `Host`/`Origin` rule and the
+//! caller's bearer token, reads the MCP headers, and leaves every protocol
+//! rule to the server's dispatch.
 //!
-//! This file holds the configuration, the binding and the path of one
-//! `POST`; `serve` accepts and serves connections (`write_deadline`
+//! 2025-era clients have sessions: `initialize` opens one, named by the
+//! `MCP-Session-Id` of its response, which every later message carries
+//! (without it: 400; unknown or ended: 404). Their responses and
+//! notifications are `POST`ed too (202); `GET` opens the session's
+//! standalone stream of list changes and resource updates; `DELETE` ends
+//! the session.
+//!
+//! This file holds the configuration, the binding and the path of each
+//! method; `serve` accepts and serves connections (`write_deadline`
 //! disconnects a peer that stops reading), `limits` holds the
 //! bounds and their defaults, `request` reads a request, `respond` writes
-//! the answer and `guard` holds the `Host`/`Origin` rule.
+//! the answer, `sessions` keeps the 2025-era sessions and `guard` holds the
+//! `Host`/`Origin` rule.
 
 mod guard;
 mod limits;
 mod request;
 mod respond;
 mod serve;
+mod sessions;
 mod write_deadline;
 
 use std::future::Future;
@@ -37,20 +47,27 @@ use tokio::sync::mpsc;
 pub use guard::HostPolicy;
 pub use limits::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_DRAIN_BYTES, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_WRITE_TIMEOUT, default_max_connections,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_WRITE_TIMEOUT, default_max_connections,
 };
 
 use crate::BoxFuture;
 use crate::logged::Wire;
+use crate::schema::{CancelledNotificationParams, McpError, notification_methods};
 use crate::server::{
-    Caller, Incoming, Notifier, ReceiveContext, Server, TransportKind, parse_message,
+    Caller, Incoming, Notifier, ReceiveContext, Request, Response, Server, Session, TransportKind,
+    parse_message,
 };
 use guard::Refusal;
-use limits::{BodyLimits, ConnectionLimits};
+use limits::{BodyLimits, ConnectionLimits, SessionLimits};
 use request::{
     BodyError, accepted, bearer_token, discard, is_json_content, mcp_headers, read_body,
 };
-use respond::{NOTE_BUFFER, closing, guarded, json_response, plain_error, respond, unauthorized};
+use respond::{
+    MCP_SESSION_ID, NOTE_BUFFER, closing, error_response, guarded, json_response, plain_error,
+    respond, sse_frame, sse_response, unauthorized,
+};
+use sessions::Sessions;
 
 /// Validates a bearer token and names the caller, or refuses it (`None`,
 /// answered with HTTP 401).
@@ -76,6 +93,7 @@ pub struct HttpTransport {
     path: String,
     body: BodyLimits,
     connections: ConnectionLimits,
+    sessions: SessionLimits,
     host_policy: Option<HostPolicy>,
     authenticator: Option<Arc<dyn Authenticator>>,
 }
@@ -88,9 +106,27 @@ impl HttpTransport {
             path: "/mcp".to_owned(),
             body: BodyLimits::default(),
             connections: ConnectionLimits::default(),
+            sessions: SessionLimits::default(),
             host_policy: None,
             authenticator: None,
         }
+    }
+
+    /// The most 2025-era sessions open at once (default
+    /// [`DEFAULT_MAX_SESSIONS`]). When they are all open, a new one ends
+    /// the session idle the longest; if none is idle, `initialize` is
+    /// refused.
+    pub fn max_sessions(mut self, limit: usize) -> Self {
+        self.sessions.max_sessions = limit.max(1);
+        self
+    }
+
+    /// How long a 2025-era session may sit idle (no request running, no
+    /// stream open) before it ends (default [`DEFAULT_SESSION_IDLE_TIMEOUT`]);
+    /// its client then gets 404 and opens a new one.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.sessions.idle_timeout = timeout;
+        self
     }
 
     /// The endpoint path (default `/mcp`).
@@ -186,15 +222,30 @@ impl HttpTransport {
     }
 
     fn router_with(self, host_policy: HostPolicy) -> Router {
+        self.endpoint_with(host_policy).0
+    }
+
+    /// The router, and the session table it serves (kept by a bound
+    /// transport to expire sessions).
+    fn endpoint_with(self, host_policy: HostPolicy) -> (Router, Arc<Sessions>) {
+        let sessions = Arc::new(Sessions::new(
+            self.sessions.max_sessions,
+            self.sessions.idle_timeout,
+        ));
         let state = Arc::new(Endpoint {
             server: self.server,
             body: self.body,
             host_policy,
             authenticator: self.authenticator,
+            sessions: Arc::clone(&sessions),
         });
-        Router::new()
-            .route(&self.path, axum::routing::post(post))
-            .with_state(state)
+        let router = Router::new()
+            .route(
+                &self.path,
+                axum::routing::post(post).get(get).delete(delete),
+            )
+            .with_state(state);
+        (router, sessions)
     }
 
     /// Serves one connection that is already open, `io`, with this
@@ -225,13 +276,17 @@ impl HttpTransport {
         let path = self.path.clone();
         let server = self.server.clone();
         let limits = self.connections;
+        let idle_timeout = self.sessions.idle_timeout;
+        let (router, sessions) = self.endpoint_with(policy);
         Ok(BoundHttp {
             listener,
             local_addr,
             path,
             server,
             limits,
-            router: self.router_with(policy),
+            router,
+            sessions,
+            idle_timeout,
         })
     }
 }
@@ -244,6 +299,8 @@ pub struct BoundHttp {
     server: Server,
     limits: ConnectionLimits,
     router: Router,
+    sessions: Arc<Sessions>,
+    idle_timeout: Duration,
 }
 
 impl BoundHttp {
@@ -270,9 +327,27 @@ impl BoundHttp {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
         let server = self.server;
+        let sessions = self.sessions;
+        // Expired sessions are ended on the way (lookups, new sessions) and
+        // here, so that an abandoned one does not wait for the next visitor.
+        let every = (self.idle_timeout / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+        let sweeping = Arc::downgrade(&sessions);
+        let sweeper = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                match sweeping.upgrade() {
+                    Some(sessions) => sessions.sweep(),
+                    None => return,
+                }
+            }
+        });
         let shutdown = async move {
             shutdown.await;
             server.close_subscriptions();
+            sessions.end_all();
+            sweeper.abort();
         };
         serve::serve(self.listener, self.router, self.limits, shutdown).await
     }
@@ -314,42 +389,84 @@ struct Endpoint {
     body: BodyLimits,
     host_policy: HostPolicy,
     authenticator: Option<Arc<dyn Authenticator>>,
+    sessions: Arc<Sessions>,
+}
+
+/// The checks every method of the endpoint passes first: the
+/// `Host`/`Origin` guard and the bearer token. The caller, or the refusal.
+async fn admit(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+) -> Result<Option<Arc<Caller>>, HttpResponse> {
+    match guard::check(&endpoint.host_policy, headers) {
+        Ok(()) => {}
+        Err(Refusal::Malformed(reason)) => {
+            tracing::warn!(%reason, "refused a request with malformed Host or Origin headers");
+            return Err(plain_error(
+                StatusCode::BAD_REQUEST,
+                "Bad request: send exactly one Host header and at most one Origin",
+            ));
+        }
+        Err(Refusal::NotAllowed(reason)) => {
+            tracing::warn!(%reason, "refused a request (DNS-rebinding protection)");
+            return Err(plain_error(
+                StatusCode::FORBIDDEN,
+                "Forbidden: the Host or Origin is not allowed",
+            ));
+        }
+    }
+    match &endpoint.authenticator {
+        None => Ok(None),
+        Some(authenticator) => match bearer_token(headers) {
+            Some(token) => match authenticator.authenticate(token).await {
+                Some(caller) => Ok(Some(Arc::new(caller))),
+                None => Err(unauthorized()),
+            },
+            None => Err(unauthorized()),
+        },
+    }
+}
+
+/// What a message's `MCP-Session-Id` names.
+enum Named {
+    /// No session: the header is absent.
+    Nothing,
+    /// An open session of this caller.
+    Session(Session),
+    /// A session that is unknown, ended, expired, or another caller's: 404.
+    Unknown,
+}
+
+fn session_of(endpoint: &Endpoint, headers: &HeaderMap, caller: Option<&Caller>) -> Named {
+    let Some(id) = headers.get(MCP_SESSION_ID) else {
+        return Named::Nothing;
+    };
+    let subject = caller.map_or("", |c| c.subject.as_str());
+    match id.to_str().ok().and_then(|id| endpoint.sessions.get(id, subject)) {
+        Some(session) => Named::Session(session),
+        None => Named::Unknown,
+    }
+}
+
+/// 404 for a message naming a session that is not (or no longer) open.
+fn no_such_session() -> HttpResponse {
+    plain_error(
+        StatusCode::NOT_FOUND,
+        "Not found: no such session (it ended or expired); initialize a new one",
+    )
 }
 
 /// Answers one `POST`: the `Host`/`Origin` guard, the bearer token, the
 /// content type, the accepted types, the body, then the message, handed to
-/// the server.
+/// the server (a request) or to its session (a response or notification).
 async fn post(
     State(endpoint): State<Arc<Endpoint>>,
     headers: HeaderMap,
     body: Body,
 ) -> HttpResponse {
-    match guard::check(&endpoint.host_policy, &headers) {
-        Ok(()) => {}
-        Err(Refusal::Malformed(reason)) => {
-            tracing::warn!(%reason, "refused a request with malformed Host or Origin headers");
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                "Bad request: send exactly one Host header and at most one Origin",
-            );
-        }
-        Err(Refusal::NotAllowed(reason)) => {
-            tracing::warn!(%reason, "refused a request (DNS-rebinding protection)");
-            return plain_error(
-                StatusCode::FORBIDDEN,
-                "Forbidden: the Host or Origin is not allowed",
-            );
-        }
-    }
-    let caller = match &endpoint.authenticator {
-        None => None,
-        Some(authenticator) => match bearer_token(&headers) {
-            Some(token) => match authenticator.authenticate(token).await {
-                Some(caller) => Some(Arc::new(caller)),
-                None => return unauthorized(),
-            },
-            None => return unauthorized(),
-        },
+    let caller = match admit(&endpoint, &headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
     };
     if !is_json_content(&headers) {
         return plain_error(
@@ -393,11 +510,51 @@ async fn post(
                 ));
             }
         };
+    let session = match session_of(&endpoint, &headers, caller.as_deref()) {
+        Named::Nothing => None,
+        Named::Session(session) => Some(session),
+        Named::Unknown => return no_such_session(),
+    };
     let request = match parse_message(&bytes) {
         Ok(Incoming::Request(request)) => request,
-        Ok(Incoming::Notification { method, .. }) => {
+        Ok(Incoming::Notification { method, params }) => {
             tracing::debug!(method = %Wire(&method), "accepted a notification");
+            if let Some(session) = &session {
+                if method == notification_methods::CANCELLED {
+                    let cancelled = params.and_then(|p| {
+                        serde_json::from_value::<CancelledNotificationParams>(
+                            serde_json::Value::Object(p),
+                        )
+                        .ok()
+                    });
+                    if let Some(cancelled) = cancelled {
+                        endpoint
+                            .sessions
+                            .cancel(session.id(), &cancelled.request_id);
+                    }
+                } else {
+                    endpoint.server.handle_notification(&method, session);
+                }
+            }
             return StatusCode::ACCEPTED.into_response();
+        }
+        Ok(Incoming::Response(response)) => {
+            let Some(session) = &session else {
+                return plain_error(
+                    StatusCode::BAD_REQUEST,
+                    "Bad request: a response must carry the MCP-Session-Id of the session \
+                     whose request it answers",
+                );
+            };
+            return match session.deliver(response) {
+                Ok(()) => StatusCode::ACCEPTED.into_response(),
+                Err(unknown) => error_response(
+                    StatusCode::BAD_REQUEST,
+                    McpError::InvalidRequest {
+                        detail: unknown.to_string(),
+                    },
+                ),
+            };
         }
         Err(response) => return json_response(&response),
     };
@@ -405,12 +562,10 @@ async fn post(
         transport: TransportKind::Http,
         caller,
         headers: Some(mcp_headers(&headers)),
+        session,
     };
     if !accepts_sse {
-        let response = endpoint
-            .server
-            .handle_request(request, receive, Notifier::disabled())
-            .await;
+        let response = handle(&endpoint, request, receive, Notifier::disabled()).await;
         return json_response(&response);
     }
 
@@ -420,10 +575,140 @@ async fn post(
     // so that, if a notification comes first, it can move into the body of
     // the event stream and keep running there.
     let handling = Box::pin(guarded(async move {
-        endpoint
-            .server
-            .handle_request(request, receive, Notifier::new(notes_tx))
-            .await
+        handle(&endpoint, request, receive, Notifier::new(notes_tx)).await
     }));
     respond(handling, notes_rx).await
+}
+
+/// Hands a request to the server. In a session, the request keeps the
+/// session busy while it runs and can be cancelled by the client; the
+/// session `initialize` opens is added to the table.
+async fn handle(
+    endpoint: &Endpoint,
+    request: Request,
+    receive: ReceiveContext,
+    notifier: Notifier,
+) -> Response {
+    let subject = receive.subject().to_owned();
+    let Some(session) = receive.session.clone() else {
+        let response = endpoint
+            .server
+            .handle_request(request, receive, notifier)
+            .await;
+        return match response.opened_session() {
+            Some(opened) => match endpoint.sessions.insert(opened.clone(), &subject) {
+                Ok(()) => response,
+                Err(sessions::Full) => {
+                    opened.end();
+                    Response::error(
+                        response.id().cloned(),
+                        McpError::Other(crate::schema::ErrorObject {
+                            code: crate::schema::codes::INTERNAL_ERROR,
+                            message: "Server busy: every session is in use; retry later".to_owned(),
+                            data: None,
+                        }),
+                    )
+                }
+            },
+            None => response,
+        };
+    };
+    let id = request.id.clone();
+    let (abort, registration) = futures_util::future::AbortHandle::new_pair();
+    let _busy = endpoint
+        .sessions
+        .begin(session.id(), Some((id.clone(), abort)));
+    let handling = endpoint.server.handle_request(request, receive, notifier);
+    match futures_util::future::Abortable::new(handling, registration).await {
+        Ok(response) => response,
+        Err(futures_util::future::Aborted) => {
+            tracing::debug!(id = %Wire(&id.to_string()), "request cancelled by the client");
+            Response::cancelled(id)
+        }
+    }
+}
+
+/// Answers one `GET`: the standalone event stream of a 2025-era session,
+/// carrying list changes and updates of the resources it subscribed to,
+/// until the session ends or the client leaves. One per session (409
+/// otherwise); without a session, 405.
+async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpResponse {
+    let caller = match admit(&endpoint, &headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let session = match session_of(&endpoint, &headers, caller.as_deref()) {
+        Named::Session(session) => session,
+        Named::Nothing => {
+            return plain_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method not allowed: GET opens the event stream of a 2025-era session; \
+                 send its MCP-Session-Id",
+            );
+        }
+        Named::Unknown => return no_such_session(),
+    };
+    if !accepted(&headers).1 {
+        return plain_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not acceptable: accept text/event-stream",
+        );
+    }
+    let Some(busy) = endpoint.sessions.open_stream(session.id()) else {
+        return plain_error(
+            StatusCode::CONFLICT,
+            "Conflict: this session's event stream is already open",
+        );
+    };
+    let changes = endpoint.server.changes().subscribe();
+    let events = futures_util::stream::unfold(
+        (changes, session, busy),
+        |(mut changes, session, busy)| async move {
+            loop {
+                let change = tokio::select! {
+                    change = changes.recv() => change,
+                    () = session.ended() => return None,
+                };
+                match change {
+                    Ok(change) => {
+                        if let Some(json) = session.notification_for(&change) {
+                            let frame = Ok::<_, std::convert::Infallible>(sse_frame(&json));
+                            return Some((frame, (changes, session, busy)));
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(
+                            missed,
+                            "a session stream fell behind; changes were dropped"
+                        );
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        },
+    );
+    sse_response(Body::from_stream(events))
+}
+
+/// Answers one `DELETE`: ends the session it names (its questions fail,
+/// its streams close). 404 for an unknown one, 400 without one.
+async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpResponse {
+    let caller = match admit(&endpoint, &headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let Some(id) = headers.get(MCP_SESSION_ID) else {
+        return plain_error(
+            StatusCode::BAD_REQUEST,
+            "Bad request: DELETE ends a session; send its MCP-Session-Id",
+        );
+    };
+    let subject = caller.as_deref().map_or("", |c| c.subject.as_str());
+    match id.to_str() {
+        Ok(id) if endpoint.sessions.remove(id, subject) => StatusCode::OK.into_response(),
+        _ => plain_error(
+            StatusCode::NOT_FOUND,
+            "Not found: no such session (it ended or expired)",
+        ),
+    }
 }

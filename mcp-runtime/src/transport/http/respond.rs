@@ -113,6 +113,9 @@ where
                         (None, None) => return Poll::Ready(None),
                     };
                     this.handling = None;
+                    if response.is_cancelled() {
+                        return Poll::Ready(None);
+                    }
                     return Poll::Ready(Some(Ok(sse_frame(&response.to_json()))));
                 }
                 Poll::Pending => {}
@@ -137,7 +140,12 @@ fn event_stream<F>(events: EventStream<F>) -> HttpResponse
 where
     F: Future<Output = Response> + Send + 'static,
 {
-    let mut response = Body::from_stream(events).into_response();
+    sse_response(Body::from_stream(events))
+}
+
+/// A `text/event-stream` response with `body`, unbuffered by proxies.
+pub(super) fn sse_response(body: Body) -> HttpResponse {
+    let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -149,15 +157,30 @@ where
 const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
 
 /// One server-sent event carrying the JSON-RPC message `json`.
-fn sse_frame(json: &str) -> Bytes {
+pub(super) fn sse_frame(json: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {json}\n\n"))
 }
 
-/// `response` as `application/json`, with the status its error fixes.
+/// `response` as `application/json`, with the status its error fixes and,
+/// for `initialize`, the `MCP-Session-Id` of the session it opened. A
+/// cancelled request gets `202 Accepted` and no body: the client stopped
+/// waiting for it.
 pub(super) fn json_response(response: &Response) -> HttpResponse {
+    if response.is_cancelled() {
+        return StatusCode::ACCEPTED.into_response();
+    }
     let status = response.error_value().map_or(StatusCode::OK, status_of);
-    json_body(status, response.to_json())
+    let mut http = json_body(status, response.to_json());
+    if let Some(session) = response.opened_session()
+        && let Ok(id) = HeaderValue::from_str(session.id())
+    {
+        http.headers_mut().insert(MCP_SESSION_ID, id);
+    }
+    http
 }
+
+/// The header that names a 2025-era session.
+pub(super) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// A `status` response carrying `json` as `application/json`. Built
 /// directly: a `String` body set through `IntoResponse` would first get a
@@ -190,6 +213,12 @@ fn status_of(error: &McpError) -> StatusCode {
 pub(super) fn plain_error(status: StatusCode, message: &'static str) -> HttpResponse {
     let body = format!(r#"{{"jsonrpc":"2.0","error":{{"code":-32600,"message":"{message}"}}}}"#);
     json_body(status, body)
+}
+
+/// A `status` response carrying the JSON-RPC error `error` (no id), for a
+/// message refused by the transport with a message built at run time.
+pub(super) fn error_response(status: StatusCode, error: McpError) -> HttpResponse {
+    json_body(status, Response::error(None, error).to_json())
 }
 
 /// `response` with `Connection: close`: the connection ends after it (its

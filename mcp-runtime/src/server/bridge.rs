@@ -1,0 +1,270 @@
+//! The bridge: a handler's input-required result, for a 2025-era client.
+//!
+//! Such a client cannot read an `InputRequiredResult`. Instead the server
+//! asks it each input request itself, as the matching request
+//! (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the
+//! stream of the request being served, through the session's back channel
+//! ([`Session`](super::Session)); collects the answers into
+//! `inputResponses`; and hands back the request's data for the next round,
+//! with the answers and the state the handler returned, signed here by the
+//! state gate and verified by it again before the handler runs: exactly
+//! what a 2026-07-28 client's retry goes through.
+//!
+//! Transports take no part beyond carrying messages: the question goes out
+//! on the request's [`Notifier`] and the answer comes back through
+//! [`Session::deliver`](super::Session::deliver).
+
+use tokio::time::{Instant, timeout_at};
+
+use super::answers::RoundAnswers;
+use super::ask::{Ask, NextState};
+use super::context::RequestData;
+use super::finish::ResultMeta;
+use super::input_required::{DeclaredInputs, missing_capabilities};
+use super::registry::Registry;
+use super::session::{Question, Unanswered};
+use super::state_gate::{self, Sealed};
+use super::{Notifier, Session};
+use crate::schema::{
+    CallToolResult, CancelledNotificationParams, ElicitRequestParams, ErrorObject, GetPromptResult,
+    InputRequest, InputResponses, McpError, ReadResourceResult, RequestId, codes,
+    notification_methods,
+};
+
+/// A result type whose request may be bridged, and how it ends when the
+/// bridge cannot go on.
+pub(crate) trait Bridged: ResultMeta + Sized {
+    /// The request's end when the bridge stops for `why`.
+    fn stuck(why: String) -> Result<Self, McpError>;
+}
+
+impl Bridged for CallToolResult {
+    /// A tool call ends as a tool error, which the model and the user see.
+    fn stuck(why: String) -> Result<Self, McpError> {
+        Ok(Self::error(why))
+    }
+}
+
+impl Bridged for GetPromptResult {
+    fn stuck(why: String) -> Result<Self, McpError> {
+        Err(stuck_error(why))
+    }
+}
+
+impl Bridged for ReadResourceResult {
+    fn stuck(why: String) -> Result<Self, McpError> {
+        Err(stuck_error(why))
+    }
+}
+
+/// `-32603` whose message says why (unlike `McpError::Internal`, whose
+/// detail stays in the log: here the client needs to know).
+fn stuck_error(why: String) -> McpError {
+    McpError::Other(ErrorObject {
+        code: codes::INTERNAL_ERROR,
+        message: why,
+        data: None,
+    })
+}
+
+/// Why the bridge stopped.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// The handler is at fault: answered with the error as usual.
+    Fault(McpError),
+    /// The bridge cannot go on: the request ends saying why ([`Bridged::stuck`]).
+    Stuck(String),
+}
+
+/// Runs one round of the bridge for the request whose data is `request`:
+/// the `round`-th time its handler asked. Returns the data of the next
+/// round: the same request with this round's answers and the state to
+/// verify.
+pub(crate) async fn next_round(
+    registry: &Registry,
+    ask: Ask,
+    request: &RequestData,
+    round: usize,
+) -> Result<RequestData, Stop> {
+    let bridge = registry.bridge;
+    let session = match (&request.receive.session, bridge.enabled) {
+        (_, false) => {
+            return Err(Stop::Stuck(
+                "this request needs input from the user, and this server does not ask \
+                 2025-era clients for input (its bridge is off); a client of MCP 2026-07-28 \
+                 can answer it"
+                    .to_owned(),
+            ));
+        }
+        (None, true) => {
+            return Err(Stop::Stuck(
+                "this request needs input from the user, and the server cannot ask a \
+                 client it serves without a session; open a session with initialize"
+                    .to_owned(),
+            ));
+        }
+        (Some(session), true) => session,
+    };
+    if round > bridge.max_rounds {
+        return Err(Stop::Stuck(format!(
+            "the request still needed input after {} rounds, the most this server asks",
+            bridge.max_rounds
+        )));
+    }
+    let Ask {
+        requests, state, ..
+    } = ask;
+    if requests.is_none() && state == NextState::None {
+        return Err(Stop::Fault(McpError::internal(
+            "a handler returned an input_required result with neither inputRequests nor requestState",
+        )));
+    }
+    let sealed = state_gate::seal(request.signer.as_ref(), state).map_err(Stop::Fault)?;
+    let requests = requests.unwrap_or_default();
+    let declared = DeclaredInputs::of(session.client_capabilities());
+    if let Some(required) = missing_capabilities(requests.values(), declared) {
+        return Err(Stop::Stuck(format!(
+            "this request needs input the client cannot give: it did not declare the {} \
+             capability in initialize",
+            described(&required)
+        )));
+    }
+    let deadline = Instant::now() + bridge.round_timeout;
+    let mut answers = InputResponses::new();
+    for (key, input) in &requests {
+        let answer = ask_one(session, &request.notifier, input, deadline)
+            .await
+            .map_err(Stop::Stuck)?;
+        answers.insert(key.clone(), answer);
+    }
+    let mut next = request.clone();
+    next.input_responses = Some(RoundAnswers::from_map(&answers));
+    next.request_state = sealed.map(|sealed| match sealed {
+        Sealed::Signed(token) | Sealed::Opaque(token) => token,
+    });
+    next.state_payload = None;
+    next.signer = None;
+    Ok(next)
+}
+
+/// The capabilities in `required`, named as a user would look them up.
+#[allow(deprecated)]
+fn described(required: &crate::schema::ClientCapabilities) -> String {
+    let mut names = Vec::new();
+    if let Some(elicitation) = &required.elicitation {
+        match (elicitation.form.is_some(), elicitation.url.is_some()) {
+            (_, true) => names.push("elicitation (URL mode)"),
+            _ => names.push("elicitation"),
+        }
+    }
+    if required.sampling.is_some() {
+        names.push("sampling");
+    }
+    if required.roots.is_some() {
+        names.push("roots");
+    }
+    names.join(" and ")
+}
+
+/// Asks the client one input request and awaits its answer, until `deadline`.
+async fn ask_one(
+    session: &Session,
+    out: &Notifier,
+    input: &InputRequest,
+    deadline: Instant,
+) -> Result<serde_json::Value, String> {
+    let method = input.method();
+    let mut question = session
+        .open_question()
+        .map_err(|why| unanswered(method, &why))?;
+    let message = outgoing(&question, input, session.protocol_version())?;
+    match timeout_at(deadline, out.send_json(message)).await {
+        Ok(true) => {}
+        Ok(false) => return Err(unanswered(method, &Unanswered::NoStream)),
+        Err(_) => return Err(timed_out(method)),
+    }
+    match timeout_at(deadline, question.answer()).await {
+        Ok(Ok(Ok(answer))) if answer.is_object() => Ok(answer),
+        Ok(Ok(Ok(_))) => Err(format!("the client's answer to {method} is not an object")),
+        Ok(Ok(Err(error))) => Err(format!(
+            "the client answered {method} with error {}: {}",
+            error.code, error.message
+        )),
+        Ok(Err(why)) => Err(unanswered(method, &why)),
+        Err(_) => {
+            // Tell the client to stop asking its user: the answer would
+            // arrive after the server stopped waiting.
+            cancel(out, &question.id, method).await;
+            Err(timed_out(method))
+        }
+    }
+}
+
+fn unanswered(method: &str, why: &Unanswered) -> String {
+    match why {
+        Unanswered::Ended => format!("the session ended before the client answered {method}"),
+        Unanswered::NoStream => format!(
+            "the server cannot send {method} to the client: the request's response stream \
+             is closed or was not accepted (send Accept: text/event-stream)"
+        ),
+        Unanswered::TooMany => format!(
+            "the server cannot send {method}: this session has too many questions open \
+             with its client"
+        ),
+    }
+}
+
+fn timed_out(method: &str) -> String {
+    format!("the client did not answer {method} in time")
+}
+
+/// The JSON-RPC request that carries `input` to a client of `version`.
+fn outgoing(question: &Question, input: &InputRequest, version: &str) -> Result<String, String> {
+    let mut message = match serde_json::to_value(input) {
+        Ok(serde_json::Value::Object(message)) => message,
+        _ => return Err(format!("could not serialise {}", input.method())),
+    };
+    message.insert("jsonrpc".into(), "2.0".into());
+    message.insert(
+        "id".into(),
+        serde_json::to_value(&question.id).unwrap_or_default(),
+    );
+    if let (InputRequest::Elicitation(elicit), Some(serde_json::Value::Object(params))) =
+        (input, message.get_mut("params"))
+    {
+        match elicit {
+            // URL mode names the elicitation, so that its completion can
+            // be announced; 2026-07-28 dropped the id, 2025-11-25 needs it.
+            ElicitRequestParams::Url(_) => {
+                params.insert("elicitationId".into(), elicitation_id(&question.id).into());
+            }
+            // Before 2025-11-25 every elicitation was a form, with no `mode`.
+            ElicitRequestParams::Form(_) if version < "2025-11-25" => {
+                params.remove("mode");
+            }
+            ElicitRequestParams::Form(_) => {}
+        }
+    }
+    serde_json::to_string(&message).map_err(|e| format!("could not serialise the request: {e}"))
+}
+
+/// An elicitation id: unguessable, so that no other client can complete it.
+fn elicitation_id(question: &RequestId) -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        return format!("elicitation-{question}");
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Sends `notifications/cancelled` for a question the server gave up on.
+async fn cancel(out: &Notifier, id: &RequestId, method: &str) {
+    let params = CancelledNotificationParams {
+        request_id: id.clone(),
+        reason: Some(format!(
+            "the server stopped waiting for the answer to {method}"
+        )),
+        meta: None,
+    };
+    let _ = out.send(notification_methods::CANCELLED, params).await;
+}

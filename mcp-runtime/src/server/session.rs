@@ -1,0 +1,431 @@
+//! A 2025-era session: what `initialize` settled (the version, the client's
+//! capabilities), the session's log level and resource subscriptions, and
+//! the back channel on which the server asks the client something
+//! (`elicitation/create`, `sampling/createMessage`, `roots/list`) and awaits
+//! the answer.
+//!
+//! A transport keeps one [`Session`] per HTTP session or stdio connection,
+//! hands it to the server with every message of that session
+//! ([`ReceiveContext::session`](super::ReceiveContext)), delivers the
+//! client's responses to it ([`Session::deliver`]) and ends it
+//! ([`Session::end`]) when the client leaves. Everything a peer can grow
+//! here is bounded: pending questions, subscriptions.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::{oneshot, watch};
+
+use super::ClientResponse;
+use super::subscriptions::Change;
+use crate::schema::{
+    ClientCapabilities, ErrorObject, Implementation, JsonRpcNotification, LoggingLevel,
+    NotificationParams, ProgressToken, RequestId, RequestMeta, ResourceUpdatedNotificationParams,
+    notification_methods,
+};
+
+/// The most questions one session may have open with its client at once.
+pub(crate) const MAX_PENDING_QUESTIONS: usize = 64;
+
+/// The most resources one session may subscribe to.
+pub const MAX_SUBSCRIPTIONS: usize = 1024;
+
+/// The server's side of one 2025-era session. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    id: String,
+    version: &'static str,
+    capabilities: ClientCapabilities,
+    client_info: Option<Implementation>,
+    state: Mutex<State>,
+    next_question: AtomicI64,
+    /// How many questions await the client's answer (watched by stdio,
+    /// whose reading must not stall while they do).
+    awaiting: watch::Sender<usize>,
+    /// `true` once the session has ended.
+    ended: watch::Sender<bool>,
+}
+
+#[derive(Default)]
+struct State {
+    initialized: bool,
+    level: Option<LoggingLevel>,
+    subscriptions: HashSet<String>,
+    pending: HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>,
+}
+
+/// Why a question to the client got no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unanswered {
+    /// The session ended (the client left or ended it).
+    Ended,
+    /// The request's stream cannot carry a request to the client.
+    NoStream,
+    /// Too many questions are open in this session.
+    TooMany,
+}
+
+/// A client response that matched no open question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownResponse {
+    /// The id the response named.
+    pub id: RequestId,
+}
+
+impl std::fmt::Display for UnknownResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "no request of this session awaits a response with id {} (it may have timed out)",
+            self.id
+        )
+    }
+}
+
+impl std::error::Error for UnknownResponse {}
+
+impl Session {
+    /// A session `initialize` opened at `version` for a client with these
+    /// capabilities.
+    pub(crate) fn open(
+        version: &'static str,
+        capabilities: ClientCapabilities,
+        client_info: Option<Implementation>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                id: new_session_id(),
+                version,
+                capabilities,
+                client_info,
+                state: Mutex::new(State::default()),
+                next_question: AtomicI64::new(1),
+                awaiting: watch::channel(0).0,
+                ended: watch::channel(false).0,
+            }),
+        }
+    }
+
+    /// The session id: 32 random bytes as 64 hex digits (visible ASCII, as
+    /// `MCP-Session-Id` requires, and unguessable).
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// The protocol version `initialize` settled on.
+    pub fn protocol_version(&self) -> &'static str {
+        self.inner.version
+    }
+
+    /// The capabilities the client declared in `initialize`.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.capabilities
+    }
+
+    /// The client's self-description from `initialize`.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_ref()
+    }
+
+    /// Whether the client sent `notifications/initialized`.
+    pub fn is_initialized(&self) -> bool {
+        self.lock().initialized
+    }
+
+    /// Records `notifications/initialized`.
+    pub(crate) fn mark_initialized(&self) {
+        self.lock().initialized = true;
+    }
+
+    /// The level `logging/setLevel` set, if any.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.lock().level
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        self.lock().level = Some(level);
+    }
+
+    /// Subscribes to updates of `uri`; `false` when the session already
+    /// holds [`MAX_SUBSCRIPTIONS`] other subscriptions.
+    pub(crate) fn subscribe(&self, uri: String) -> bool {
+        let mut state = self.lock();
+        if state.subscriptions.len() >= MAX_SUBSCRIPTIONS && !state.subscriptions.contains(&uri) {
+            return false;
+        }
+        state.subscriptions.insert(uri);
+        true
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.lock().subscriptions.remove(uri);
+    }
+
+    /// The `_meta` a request of this session is served with: the session's
+    /// version, capabilities and log level, and the request's own progress
+    /// token.
+    pub(crate) fn request_meta(&self, progress_token: Option<ProgressToken>) -> RequestMeta {
+        RequestMeta {
+            protocol_version: self.inner.version.to_owned(),
+            client_capabilities: self.inner.capabilities.clone(),
+            client_info: self.inner.client_info.clone(),
+            log_level: self.log_level(),
+            progress_token,
+        }
+    }
+
+    /// The notification that tells this session's client about `change`,
+    /// as the JSON sent on its standalone stream, or `None` when the client
+    /// did not ask for it (a resource it has not subscribed to).
+    pub fn notification_for(&self, change: &Change) -> Option<String> {
+        use notification_methods as m;
+        let empty = NotificationParams::default();
+        let json = match change {
+            Change::ToolsListChanged => {
+                serde_json::to_string(&JsonRpcNotification::new(m::TOOLS_LIST_CHANGED, &empty))
+            }
+            Change::PromptsListChanged => {
+                serde_json::to_string(&JsonRpcNotification::new(m::PROMPTS_LIST_CHANGED, &empty))
+            }
+            Change::ResourcesListChanged => {
+                serde_json::to_string(&JsonRpcNotification::new(m::RESOURCES_LIST_CHANGED, &empty))
+            }
+            Change::ResourceUpdated(uri) => {
+                if !self.lock().subscriptions.contains(uri) {
+                    return None;
+                }
+                let params = ResourceUpdatedNotificationParams {
+                    uri: uri.clone(),
+                    meta: None,
+                };
+                serde_json::to_string(&JsonRpcNotification::new(m::RESOURCES_UPDATED, params))
+            }
+        };
+        json.ok()
+    }
+
+    /// Hands the client's response to the question it answers.
+    pub fn deliver(&self, response: ClientResponse) -> Result<(), UnknownResponse> {
+        let waiting = self.lock().pending.remove(&response.id);
+        match waiting {
+            // The asker may have given up in between: the answer is then
+            // dropped, as one arriving after it would be.
+            Some(tx) => {
+                let _ = tx.send(response.outcome);
+                Ok(())
+            }
+            None => Err(UnknownResponse { id: response.id }),
+        }
+    }
+
+    /// Ends the session: every open question fails, every stream of the
+    /// session closes. Idempotent.
+    pub fn end(&self) {
+        self.inner.ended.send_replace(true);
+        let pending = std::mem::take(&mut self.lock().pending);
+        drop(pending);
+        self.inner.awaiting.send_replace(0);
+    }
+
+    /// Whether the session has ended.
+    pub fn is_ended(&self) -> bool {
+        *self.inner.ended.borrow()
+    }
+
+    /// Completes once the session has ended.
+    pub async fn ended(&self) {
+        let mut ended = self.inner.ended.subscribe();
+        // Err: the sender lives as long as `self`; treat it as ended.
+        let _ = ended.wait_for(|ended| *ended).await;
+    }
+
+    /// How many of the server's questions await the client's answer.
+    pub fn awaiting_client(&self) -> usize {
+        *self.inner.awaiting.borrow()
+    }
+
+    /// Completes once at least one question awaits the client's answer.
+    pub async fn until_awaiting_client(&self) {
+        let mut awaiting = self.inner.awaiting.subscribe();
+        let _ = awaiting.wait_for(|n| *n > 0).await;
+    }
+
+    /// Opens a question: its id, the receiver of the answer, and a guard
+    /// that closes the question when dropped (answered, timed out, or the
+    /// asker dropped).
+    pub(crate) fn open_question(&self) -> Result<Question, Unanswered> {
+        if self.is_ended() {
+            return Err(Unanswered::Ended);
+        }
+        let id = RequestId::Number(self.inner.next_question.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut state = self.lock();
+            if state.pending.len() >= MAX_PENDING_QUESTIONS {
+                return Err(Unanswered::TooMany);
+            }
+            state.pending.insert(id.clone(), tx);
+            self.inner.awaiting.send_replace(state.pending.len());
+        }
+        Ok(Question {
+            session: self.clone(),
+            id,
+            answer: Some(rx),
+        })
+    }
+
+    fn close_question(&self, id: &RequestId) {
+        let mut state = self.lock();
+        state.pending.remove(id);
+        self.inner.awaiting.send_replace(state.pending.len());
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl PartialEq for Session {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("version", &self.inner.version)
+            .field("ended", &self.is_ended())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One open question to the client.
+pub(crate) struct Question {
+    session: Session,
+    pub(crate) id: RequestId,
+    answer: Option<oneshot::Receiver<Result<Value, ErrorObject>>>,
+}
+
+impl Question {
+    /// The client's answer; `Err(Ended)` when the session ends first.
+    pub(crate) async fn answer(&mut self) -> Result<Result<Value, ErrorObject>, Unanswered> {
+        match self.answer.take() {
+            Some(rx) => rx.await.map_err(|_| Unanswered::Ended),
+            None => Err(Unanswered::Ended),
+        }
+    }
+}
+
+impl Drop for Question {
+    fn drop(&mut self) {
+        self.session.close_question(&self.id);
+    }
+}
+
+/// 32 bytes from the operating system's generator, as hex. If the generator
+/// fails (it does not on any supported system), a per-process counter mixed
+/// with the time keeps ids distinct, though guessable; that is logged.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 32];
+    if let Err(error) = getrandom::fill(&mut bytes) {
+        tracing::error!(%error, "no randomness for a session id");
+        static COUNTER: AtomicI64 = AtomicI64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes[..8].copy_from_slice(&n.to_le_bytes());
+        bytes[8..24].copy_from_slice(&t.to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        Session::open("2025-11-25", ClientCapabilities::default(), None)
+    }
+
+    #[test]
+    fn ids_are_long_random_visible_ascii() {
+        let (a, b) = (session(), session());
+        assert_eq!(a.id().len(), 64);
+        assert!(a.id().bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(a.id(), b.id());
+    }
+
+    #[tokio::test]
+    async fn an_answer_reaches_its_question_once() {
+        let s = session();
+        let mut q = s.open_question().unwrap();
+        assert_eq!(s.awaiting_client(), 1);
+        let id = q.id.clone();
+        s.deliver(ClientResponse {
+            id: id.clone(),
+            outcome: Ok(Value::Bool(true)),
+        })
+        .unwrap();
+        assert_eq!(q.answer().await, Ok(Ok(Value::Bool(true))));
+        let again = s.deliver(ClientResponse {
+            id,
+            outcome: Ok(Value::Null),
+        });
+        assert!(again.is_err(), "a second answer matches nothing");
+        drop(q);
+        assert_eq!(s.awaiting_client(), 0);
+    }
+
+    #[tokio::test]
+    async fn ending_fails_open_questions_and_refuses_new_ones() {
+        let s = session();
+        let mut q = s.open_question().unwrap();
+        s.end();
+        assert_eq!(q.answer().await, Err(Unanswered::Ended));
+        assert!(matches!(s.open_question(), Err(Unanswered::Ended)));
+        s.ended().await;
+    }
+
+    #[test]
+    fn questions_and_subscriptions_are_bounded() {
+        let s = session();
+        let open: Vec<_> = (0..MAX_PENDING_QUESTIONS)
+            .map(|_| s.open_question().unwrap())
+            .collect();
+        assert!(matches!(s.open_question(), Err(Unanswered::TooMany)));
+        drop(open);
+        assert!(s.open_question().is_ok());
+        for i in 0..MAX_SUBSCRIPTIONS {
+            assert!(s.subscribe(format!("file:///{i}")));
+        }
+        assert!(!s.subscribe("file:///one-more".to_owned()));
+        assert!(
+            s.subscribe("file:///0".to_owned()),
+            "an existing one is fine"
+        );
+    }
+
+    #[test]
+    fn resource_updates_go_only_to_subscribers() {
+        let s = session();
+        let change = Change::ResourceUpdated("file:///a".to_owned());
+        assert_eq!(s.notification_for(&change), None);
+        s.subscribe("file:///a".to_owned());
+        let json = s.notification_for(&change).unwrap();
+        assert!(json.contains("notifications/resources/updated"), "{json}");
+        s.unsubscribe("file:///a");
+        assert_eq!(s.notification_for(&change), None);
+        assert!(s.notification_for(&Change::ToolsListChanged).is_some());
+    }
+}

@@ -1,0 +1,326 @@
+//! The 2025-era sessions of one endpoint, by `MCP-Session-Id`: bounded in
+//! number, expired when idle, each owned by the caller that opened it.
+//!
+//! A session is busy while one of its requests runs or its standalone
+//! stream is open, and idle otherwise; an idle session expires after the
+//! idle timeout. When the table is full, opening a session evicts the one
+//! idle the longest; if none is idle, the new session is refused.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use futures_util::future::AbortHandle;
+use tokio::time::Instant;
+
+use crate::schema::RequestId;
+use crate::server::Session;
+
+/// The sessions of one endpoint.
+pub(super) struct Sessions {
+    entries: Mutex<Table>,
+    max: usize,
+    idle_timeout: Duration,
+}
+
+#[derive(Default)]
+struct Table {
+    by_id: HashMap<String, Entry>,
+    last_sweep: Option<Instant>,
+}
+
+struct Entry {
+    session: Session,
+    /// The subject of the caller that opened it (`""` without authentication).
+    owner: String,
+    /// When it was last used or stopped being busy.
+    last_seen: Instant,
+    /// Requests running and streams open.
+    busy: usize,
+    /// Its requests in flight, for `notifications/cancelled`.
+    in_flight: HashMap<RequestId, AbortHandle>,
+    /// Whether its standalone (`GET`) stream is open.
+    stream_open: bool,
+}
+
+/// The table is full of busy sessions.
+#[derive(Debug)]
+pub(super) struct Full;
+
+impl Sessions {
+    pub(super) fn new(max: usize, idle_timeout: Duration) -> Self {
+        Self {
+            entries: Mutex::new(Table::default()),
+            max: max.max(1),
+            idle_timeout,
+        }
+    }
+
+    /// The session `id`, if it is open and was opened by `subject`; an
+    /// expired one is ended and removed on the way.
+    pub(super) fn get(&self, id: &str, subject: &str) -> Option<Session> {
+        let now = Instant::now();
+        let mut table = self.lock();
+        let entry = table.by_id.get_mut(id)?;
+        if entry.owner != subject {
+            return None;
+        }
+        if self.expired(entry, now) {
+            if let Some(entry) = table.by_id.remove(id) {
+                entry.session.end();
+            }
+            return None;
+        }
+        entry.last_seen = now;
+        Some(entry.session.clone())
+    }
+
+    /// Adds a session `initialize` opened for `subject`.
+    pub(super) fn insert(&self, session: Session, subject: &str) -> Result<(), Full> {
+        let now = Instant::now();
+        let mut table = self.lock();
+        self.sweep_at_most_every_second(&mut table, now);
+        if table.by_id.len() >= self.max {
+            let oldest_idle = table
+                .by_id
+                .iter()
+                .filter(|(_, e)| e.busy == 0)
+                .min_by_key(|(_, e)| e.last_seen)
+                .map(|(id, _)| id.clone());
+            match oldest_idle.and_then(|id| table.by_id.remove(&id)) {
+                Some(evicted) => {
+                    tracing::info!(
+                        max = self.max,
+                        "session table full: ended the session idle the longest"
+                    );
+                    evicted.session.end();
+                }
+                None => return Err(Full),
+            }
+        }
+        table.by_id.insert(
+            session.id().to_owned(),
+            Entry {
+                session,
+                owner: subject.to_owned(),
+                last_seen: now,
+                busy: 0,
+                in_flight: HashMap::new(),
+                stream_open: false,
+            },
+        );
+        Ok(())
+    }
+
+    /// Ends and removes the session `id` (`DELETE`); `false` if there is none.
+    pub(super) fn remove(&self, id: &str, subject: &str) -> bool {
+        let mut table = self.lock();
+        match table.by_id.get(id) {
+            Some(entry) if entry.owner == subject => {}
+            _ => return false,
+        }
+        match table.by_id.remove(id) {
+            Some(entry) => {
+                entry.session.end();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Marks the session busy until the guard drops (a request runs);
+    /// `request` is tracked for cancellation with `abort`.
+    pub(super) fn begin(
+        self: &Arc<Self>,
+        id: &str,
+        request: Option<(RequestId, AbortHandle)>,
+    ) -> Busy {
+        let mut table = self.lock();
+        if let Some(entry) = table.by_id.get_mut(id) {
+            entry.busy += 1;
+            if let Some((request_id, abort)) = &request {
+                entry.in_flight.insert(request_id.clone(), abort.clone());
+            }
+        }
+        Busy {
+            sessions: Arc::clone(self),
+            id: id.to_owned(),
+            request: request.map(|(request_id, _)| request_id),
+            stream: false,
+        }
+    }
+
+    /// Opens the session's standalone stream: busy until the guard drops;
+    /// `None` when one is already open.
+    pub(super) fn open_stream(self: &Arc<Self>, id: &str) -> Option<Busy> {
+        let mut table = self.lock();
+        let entry = table.by_id.get_mut(id)?;
+        if entry.stream_open {
+            return None;
+        }
+        entry.stream_open = true;
+        entry.busy += 1;
+        Some(Busy {
+            sessions: Arc::clone(self),
+            id: id.to_owned(),
+            request: None,
+            stream: true,
+        })
+    }
+
+    /// Stops the request `request` of session `id` (`notifications/cancelled`).
+    pub(super) fn cancel(&self, id: &str, request: &RequestId) -> bool {
+        let table = self.lock();
+        match table.by_id.get(id).and_then(|e| e.in_flight.get(request)) {
+            Some(abort) => {
+                abort.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends and removes every expired session.
+    pub(super) fn sweep(&self) {
+        let now = Instant::now();
+        let mut table = self.lock();
+        self.sweep_table(&mut table, now);
+    }
+
+    /// Ends every session (the server is shutting down).
+    pub(super) fn end_all(&self) {
+        let mut table = self.lock();
+        for (_, entry) in table.by_id.drain() {
+            entry.session.end();
+        }
+    }
+
+    /// How many sessions are open.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.lock().by_id.len()
+    }
+
+    fn sweep_at_most_every_second(&self, table: &mut Table, now: Instant) {
+        if table
+            .last_sweep
+            .is_some_and(|last| now.duration_since(last) < Duration::from_secs(1))
+        {
+            return;
+        }
+        self.sweep_table(table, now);
+    }
+
+    fn sweep_table(&self, table: &mut Table, now: Instant) {
+        table.last_sweep = Some(now);
+        let before = table.by_id.len();
+        table.by_id.retain(|_, entry| {
+            let keep = !self.expired(entry, now);
+            if !keep {
+                entry.session.end();
+            }
+            keep
+        });
+        let expired = before - table.by_id.len();
+        if expired > 0 {
+            tracing::debug!(expired, "idle sessions expired");
+        }
+    }
+
+    fn expired(&self, entry: &Entry, now: Instant) -> bool {
+        entry.busy == 0 && now.duration_since(entry.last_seen) >= self.idle_timeout
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Table> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A session kept busy (a request runs, or its stream is open).
+pub(super) struct Busy {
+    sessions: Arc<Sessions>,
+    id: String,
+    request: Option<RequestId>,
+    stream: bool,
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut table = self.sessions.lock();
+        if let Some(entry) = table.by_id.get_mut(&self.id) {
+            entry.busy = entry.busy.saturating_sub(1);
+            entry.last_seen = Instant::now();
+            if let Some(request) = &self.request {
+                entry.in_flight.remove(request);
+            }
+            if self.stream {
+                entry.stream_open = false;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::ClientCapabilities;
+
+    fn session(sessions: &Sessions, owner: &str) -> Session {
+        let session = Session::open("2025-11-25", ClientCapabilities::default(), None);
+        sessions.insert(session.clone(), owner).unwrap();
+        session
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn idle_sessions_expire_and_busy_ones_do_not() {
+        let sessions = Arc::new(Sessions::new(10, Duration::from_secs(60)));
+        let idle = session(&sessions, "");
+        let busy = session(&sessions, "");
+        let guard = sessions.begin(busy.id(), None);
+        tokio::time::advance(Duration::from_secs(61)).await;
+        sessions.sweep();
+        assert!(idle.is_ended());
+        assert!(sessions.get(idle.id(), "").is_none());
+        assert!(sessions.get(busy.id(), "").is_some());
+        drop(guard);
+        tokio::time::advance(Duration::from_secs(61)).await;
+        assert!(sessions.get(busy.id(), "").is_none(), "expired once idle");
+        assert!(busy.is_ended());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_full_table_evicts_the_longest_idle_or_refuses() {
+        let sessions = Arc::new(Sessions::new(2, Duration::from_secs(600)));
+        let first = session(&sessions, "");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let second = session(&sessions, "");
+        let third = session(&sessions, "");
+        assert!(first.is_ended(), "the longest idle was evicted");
+        assert_eq!(sessions.len(), 2);
+        let _a = sessions.begin(second.id(), None);
+        let _b = sessions.begin(third.id(), None);
+        let fourth = Session::open("2025-11-25", ClientCapabilities::default(), None);
+        assert!(sessions.insert(fourth, "").is_err(), "none idle: refused");
+    }
+
+    #[tokio::test]
+    async fn a_session_belongs_to_who_opened_it() {
+        let sessions = Arc::new(Sessions::new(2, Duration::from_secs(600)));
+        let mine = session(&sessions, "alice");
+        assert!(sessions.get(mine.id(), "mallory").is_none());
+        assert!(!sessions.remove(mine.id(), "mallory"));
+        assert!(sessions.get(mine.id(), "alice").is_some());
+        assert!(sessions.remove(mine.id(), "alice"));
+        assert!(mine.is_ended());
+    }
+
+    #[tokio::test]
+    async fn one_standalone_stream_per_session() {
+        let sessions = Arc::new(Sessions::new(2, Duration::from_secs(600)));
+        let s = session(&sessions, "");
+        let stream = sessions.open_stream(s.id()).unwrap();
+        assert!(sessions.open_stream(s.id()).is_none());
+        drop(stream);
+        assert!(sessions.open_stream(s.id()).is_some());
+    }
+}
