@@ -47,8 +47,8 @@ pub struct CompletionContext {
 /// Parameters of `completion/complete`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompleteRequestParams {
-    /// The per-request `_meta`.
-    #[serde(rename = "_meta")]
+    /// The per-request `_meta` (absent in a 2025-era request).
+    #[serde(rename = "_meta", default)]
     pub meta: JsonObject,
     /// What is completed.
     #[serde(rename = "ref")]

@@ -174,6 +174,7 @@ pub(crate) fn request_meta(
             let mut meta = RequestMeta::new(Default::default());
             meta.protocol_version = version.to_owned();
             meta.progress_token = progress_token;
+            meta.log_level = Some(LoggingLevel::Debug);
             Ok(meta)
         }
     }

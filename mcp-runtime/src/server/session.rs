@@ -169,13 +169,14 @@ impl Session {
 
     /// The `_meta` a request of this session is served with: the session's
     /// version, capabilities and log level, and the request's own progress
-    /// token.
+    /// token. Until the client sets a level, every message is sent, as the
+    /// 2025-era SDKs do.
     pub(crate) fn request_meta(&self, progress_token: Option<ProgressToken>) -> RequestMeta {
         RequestMeta {
             protocol_version: self.inner.version.to_owned(),
             client_capabilities: self.inner.capabilities.clone(),
             client_info: self.inner.client_info.clone(),
-            log_level: self.log_level(),
+            log_level: Some(self.log_level().unwrap_or(LoggingLevel::Debug)),
             progress_token,
         }
     }

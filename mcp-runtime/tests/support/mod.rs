@@ -5,4 +5,5 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub(crate) mod http;
+pub(crate) mod legacy;
 pub(crate) mod schema;

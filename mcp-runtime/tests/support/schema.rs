@@ -1,7 +1,8 @@
-//! Validation against the 2026-07-28 JSON Schema (`$defs` of `schema.json`).
+//! Validation against the JSON Schema of 2026-07-28 (`$defs` of
+//! `schema.json`), and of 2025-11-25 for what 2025-era clients get.
 //!
-//! The schema is read at run time from the shared copy of the
-//! specification (`../../shared/spec/2026-07-28/schema.json`, relative to
+//! The schemas are read at run time from the shared copy of the
+//! specification (`../../shared/spec/<revision>/schema.json`, relative to
 //! this crate). [`validate`] checks a value against one `$defs` entry by
 //! compiling the whole document with a root `$ref` to that entry, so every
 //! nested `$ref` resolves inside the same document.
@@ -17,15 +18,33 @@ pub(crate) fn spec_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/2026-07-28")
 }
 
-/// The parsed `schema.json`, read once.
-fn document() -> &'static Value {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    DOCUMENT.get_or_init(|| {
-        let path = spec_dir().join("schema.json");
+/// A revision of the specification whose schema a value is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Revision {
+    /// 2026-07-28.
+    Current,
+    /// 2025-11-25, what 2025-era clients read.
+    Legacy,
+}
+
+/// The parsed `schema.json` of `revision`, read once.
+fn document_of(revision: Revision) -> &'static Value {
+    static CURRENT: OnceLock<Value> = OnceLock::new();
+    static LEGACY: OnceLock<Value> = OnceLock::new();
+    let (slot, dir) = match revision {
+        Revision::Current => (&CURRENT, spec_dir()),
+        Revision::Legacy => (&LEGACY, spec_dir().join("../2025-11-25")),
+    };
+    slot.get_or_init(|| {
+        let path = dir.join("schema.json");
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         serde_json::from_str(&text).expect("schema.json is JSON")
     })
+}
+
+fn document() -> &'static Value {
+    document_of(Revision::Current)
 }
 
 /// `schema.json` with `additionalProperties: false` added to every object
@@ -76,15 +95,14 @@ fn close_objects(schema: &mut Value, in_all_of: bool) {
     }
 }
 
-/// The compiled validator of `#/$defs/<def>` (of the strict document when
-/// `strict`), compiled once per name.
-fn validator(def: &str, strict: bool) -> Arc<jsonschema::Validator> {
-    type Cache = Mutex<HashMap<(String, bool), Arc<jsonschema::Validator>>>;
+/// The compiled validator of `#/$defs/<def>` of `revision` (of the strict
+/// 2026-07-28 document when `strict`), compiled once per name.
+fn validator(revision: Revision, def: &str, strict: bool) -> Arc<jsonschema::Validator> {
+    type Cache = Mutex<HashMap<(Revision, String, bool), Arc<jsonschema::Validator>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
-    let document = if strict {
-        strict_document()
-    } else {
-        document()
+    let document = match (revision, strict) {
+        (Revision::Current, true) => strict_document(),
+        (revision, _) => document_of(revision),
     };
     assert!(
         document["$defs"].get(def).is_some(),
@@ -95,7 +113,7 @@ fn validator(def: &str, strict: bool) -> Arc<jsonschema::Validator> {
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     cache
-        .entry((def.to_owned(), strict))
+        .entry((revision, def.to_owned(), strict))
         .or_insert_with(|| {
             let mut schema = document.clone();
             schema["$ref"] = json!(format!("#/$defs/{def}"));
@@ -110,7 +128,17 @@ fn validator(def: &str, strict: bool) -> Arc<jsonschema::Validator> {
 
 /// The schema errors of `instance` against `$defs/<def>` (empty when valid).
 pub(crate) fn errors_in(def: &str, instance: &Value, strict: bool) -> Vec<String> {
-    validator(def, strict)
+    errors_of(Revision::Current, def, instance, strict)
+}
+
+/// The schema errors of `instance` against `$defs/<def>` of `revision`.
+pub(crate) fn errors_of(
+    revision: Revision,
+    def: &str,
+    instance: &Value,
+    strict: bool,
+) -> Vec<String> {
+    validator(revision, def, strict)
         .iter_errors(instance)
         .map(|e| format!("at {:?}: {e}", e.instance_path.as_str()))
         .collect()
@@ -148,5 +176,16 @@ pub(crate) fn assert_invalid(def: &str, instance: &Value) {
     assert!(
         !errors(def, instance).is_empty(),
         "{def} accepted an invalid instance: {instance:#}"
+    );
+}
+
+/// Asserts `instance` is valid against `$defs/<def>` of 2025-11-25 (what a
+/// 2025-era client is sent).
+pub(crate) fn validate_2025(def: &str, instance: &Value) {
+    let errors = errors_of(Revision::Legacy, def, instance, false);
+    assert!(
+        errors.is_empty(),
+        "not a valid 2025-11-25 {def}:\n{}\ninstance: {instance:#}",
+        errors.join("\n")
     );
 }

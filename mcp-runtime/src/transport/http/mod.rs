@@ -442,7 +442,11 @@ fn session_of(endpoint: &Endpoint, headers: &HeaderMap, caller: Option<&Caller>)
         return Named::Nothing;
     };
     let subject = caller.map_or("", |c| c.subject.as_str());
-    match id.to_str().ok().and_then(|id| endpoint.sessions.get(id, subject)) {
+    match id
+        .to_str()
+        .ok()
+        .and_then(|id| endpoint.sessions.get(id, subject))
+    {
         Some(session) => Named::Session(session),
         None => Named::Unknown,
     }
