@@ -168,13 +168,13 @@ impl LegacyClient {
                         messages,
                     };
                 }
-                if message.get("method").is_some() && message.get("id").is_some() {
-                    if let Some(result) = answer(&message) {
-                        let reply =
-                            json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
-                        let posted = self.post(reply).await.status().as_u16();
-                        assert_eq!(posted, 202, "a response to the server is accepted");
-                    }
+                if message.get("method").is_some()
+                    && message.get("id").is_some()
+                    && let Some(result) = answer(&message)
+                {
+                    let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+                    let posted = self.post(reply).await.status().as_u16();
+                    assert_eq!(posted, 202, "a response to the server is accepted");
                 }
                 messages.push(message);
             }
