@@ -1,13 +1,14 @@
 //! The server the conformance scenarios run against: every fixture of the
-//! specification's inventory (spec §8.2), registered by name. The fixtures
-//! themselves are written with the DSL in `tools.rs`, `prompts.rs`,
-//! `resources.rs` and `input_required.rs`.
+//! specification's inventory (spec §8.2), registered by name, and those
+//! only the 2025-11-25 scenarios call. The fixtures themselves are written
+//! with the DSL in `tools.rs`, `prompts.rs`, `resources.rs`,
+//! `input_required.rs` and `legacy.rs`.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::ServerBuilder;
 use mcp_runtime::state::RequestStateSigner;
 
-use crate::{input_required, prompts, resources, tools};
+use crate::{input_required, legacy, prompts, resources, tools};
 
 /// A 1x1 transparent PNG, base64.
 pub(crate) const PNG_1X1: &str =
@@ -45,6 +46,15 @@ pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
         .tool(input_required::test_input_required_result_multi_round {})
         .tool(input_required::test_input_required_result_tampered_state {})
         .tool(input_required::test_input_required_result_capabilities {})
+        // Only the 2025-11-25 scenarios call these (the asking ones through
+        // the bridge there, as input-required rounds in 2026-07-28).
+        .tool(legacy::test_tool_with_logging {})
+        .tool(legacy::test_reconnection {})
+        .tool(legacy::test_sampling {})
+        .tool(legacy::test_elicitation {})
+        .tool(legacy::test_elicitation_sep1034_defaults {})
+        .tool(legacy::test_elicitation_sep1330_enums {})
+        .tool(legacy::test_trigger_resource_update {})
         // Prompts and their argument completions.
         .prompt(prompts::test_simple_prompt {})
         .prompt(prompts::test_prompt_with_arguments {})
@@ -57,5 +67,7 @@ pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
         .resource(resources::static_text {})
         .resource(resources::static_binary {})
         .resource_template(resources::template_data {})
+        // The one resources-subscribe and resources-unsubscribe subscribe to.
+        .resource(legacy::watched_resource {})
         .request_state_signer(signer)
 }

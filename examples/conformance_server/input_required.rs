@@ -52,12 +52,12 @@ fn ask_sampling(text: &str, max_tokens: u64) -> InputRequest {
 
 /// The answer under `key` to a sampling request, decoded from the raw
 /// response; `None` when there is none or it is not a `CreateMessageResult`.
-fn sampled(ctx: &Ctx, key: &str) -> Option<CreateMessageResult> {
+pub(crate) fn sampled(ctx: &Ctx, key: &str) -> Option<CreateMessageResult> {
     serde_json::from_value(ctx.input_response(key)?.clone()).ok()
 }
 
 /// The text the model produced, from a sampling answer.
-fn sampled_text(result: &CreateMessageResult) -> String {
+pub(crate) fn sampled_text(result: &CreateMessageResult) -> String {
     let blocks = match &result.content {
         SamplingContent::One(block) => std::slice::from_ref(block),
         SamplingContent::Many(blocks) => blocks.as_slice(),

@@ -30,6 +30,7 @@
 
 mod fixtures;
 mod input_required;
+mod legacy;
 mod prompts;
 mod resources;
 mod tools;

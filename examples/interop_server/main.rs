@@ -1,16 +1,28 @@
 //! The server the official Python and TypeScript SDK clients drive in the
-//! interoperability tests (`tests/interop/`).
+//! interoperability tests (`tests/interop/`): the 2026-07-28 clients
+//! (`python/`, `typescript/`) and the 2025-era ones, which open with
+//! `initialize` and keep a session (`python-v1/`, `typescript-v1/`).
 //!
 //! ```text
 //! interop-server --listen 127.0.0.1:PORT
 //! interop-server --stdio
 //! ```
 //!
-//! It serves two handlers that cannot finish without the user:
-//! - the `book_table` tool asks, in two rounds, how many guests are coming
-//!   (a number from 1 to 12) and then which sitting they want (a choice),
-//!   carrying the first answer to the second round in its signed state;
-//! - the `haiku` prompt asks for a topic, then returns a message about it.
+//! It serves:
+//! - the `add` tool, which answers at once with the sum of two integers
+//!   (the text `5` for 2 and 3);
+//! - the `book_table` tool, which asks, in two rounds, how many guests are
+//!   coming (a number from 1 to 12) and then which sitting they want (a
+//!   choice), carrying the first answer to the second round in its signed
+//!   state, and answers "Booked RESTAURANT for N, SITTING sitting." (or
+//!   "No table booked." when the user declines);
+//! - the `haiku` prompt, which asks for a topic, then returns a message about
+//!   it.
+//!
+//! The two that ask are written once, as `input_required` handlers: a
+//! 2026-07-28 client answers their input requests and retries, and for a
+//! 2025-era client the server asks the questions itself with
+//! `elicitation/create` requests over the client's session.
 //!
 //! Over HTTP it prints `listening on http://127.0.0.1:PORT/mcp` to stderr
 //! once it accepts connections. Logs go to stderr (`RUST_LOG` filters them).
@@ -26,6 +38,25 @@ use mcp_runtime::transport::{http::HttpTransport, stdio};
 use serde::{Deserialize, Serialize};
 
 const USAGE: &str = "usage: interop-server (--listen ADDR | --stdio)";
+
+/// The arguments of `add`.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "mcp_runtime::schemars")]
+struct AddArgs {
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+}
+
+/// Adds two integers and answers with the text of their sum.
+#[tool]
+async fn add(args: AddArgs) -> Result<String, ToolError> {
+    args.a
+        .checked_add(args.b)
+        .map(|sum| sum.to_string())
+        .ok_or_else(|| ToolError::new("The sum does not fit in a 64-bit integer."))
+}
 
 /// The arguments of `book_table`.
 #[derive(Deserialize, JsonSchema)]
@@ -130,6 +161,7 @@ async fn haiku(ctx: Ctx) -> Reply<(), GetPromptResult> {
 
 fn server() -> Result<Server, Box<dyn std::error::Error>> {
     Ok(Server::builder("interop-server", env!("CARGO_PKG_VERSION"))
+        .tool(add {})
         .tool(book_table {})
         .prompt(haiku {})
         .request_state_signer(RequestStateSigner::generate()?)

@@ -1,8 +1,11 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`,
 //! pinned in `tests/conformance/run.sh`) against this build of
-//! `conformance-server`. The script installs Node 22 and the suite from the
-//! npm registry on first use and fails unless every scenario listed in
-//! `tests/conformance/required.txt` passes with no FAILURE check.
+//! `conformance-server`, once per spec revision it serves: 2026-07-28
+//! (stateless) and 2025-11-25 (the legacy `initialize` sessions). The script
+//! installs Node 22 and the suite from the npm registry on first use and
+//! fails unless every scenario listed in the revision's required list
+//! (`tests/conformance/required.txt`, `required-2025-11-25.txt`) passes with
+//! no FAILURE check.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -10,14 +13,23 @@ mod support;
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::{Mutex, PoisonError};
 
-#[test]
-fn required_conformance_scenarios_pass() {
+/// One suite at a time: both share the installed suite, and timing-sensitive
+/// scenarios (SSE streams, notifications) should not compete for the CPU.
+static SUITE: Mutex<()> = Mutex::new(());
+
+/// Runs `tests/conformance/run.sh --spec-version <spec_version>` against a
+/// fresh server, with its results in `<tmp>/<out>`, and checks that every
+/// required scenario passed.
+fn required_scenarios_pass(spec_version: &str, out: &str) {
+    let _one_at_a_time = SUITE.lock().unwrap_or_else(PoisonError::into_inner);
     let server = support::HttpServer::spawn();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("conformance");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(out);
     let output = Command::new("bash")
         .arg(repo.join("tests/conformance/run.sh"))
+        .args(["--spec-version", spec_version])
         .env("MCP_CONFORMANCE_SERVER_URL", &server.url)
         .env("MCP_CONFORMANCE_OUT", &out)
         .output()
@@ -27,7 +39,8 @@ fn required_conformance_scenarios_pass() {
     println!("{stdout}");
     assert!(
         output.status.success(),
-        "required conformance scenarios failed ({}):\n{stdout}\n{stderr}\nserver log:\n{}",
+        "required {spec_version} conformance scenarios failed ({}):\n{stdout}\n{stderr}\n\
+         server log:\n{}",
         output.status,
         server.logs()
     );
@@ -35,4 +48,14 @@ fn required_conformance_scenarios_pass() {
         stdout.contains("conformance: ") && stdout.contains(" passed, 0 failed"),
         "the script printed no summary line:\n{stdout}"
     );
+}
+
+#[test]
+fn required_conformance_scenarios_pass() {
+    required_scenarios_pass("2026-07-28", "conformance");
+}
+
+#[test]
+fn required_2025_11_25_conformance_scenarios_pass() {
+    required_scenarios_pass("2025-11-25", "conformance-2025-11-25");
 }

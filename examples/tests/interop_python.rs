@@ -123,7 +123,7 @@ fn python_sdk_client_completes_our_tool_and_prompt() {
 
     assert_eq!(
         summary["listed"],
-        json!({"tools": ["book_table"], "prompts": ["haiku"]}),
+        json!({"tools": ["add", "book_table"], "prompts": ["haiku"]}),
         "{context}"
     );
     assert_eq!(

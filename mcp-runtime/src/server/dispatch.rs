@@ -56,10 +56,12 @@ impl Server {
             params,
             round_trip,
         } = request;
+        let era = era(&self.inner, &method, params.as_ref(), &receive);
         // The method stays here (for the log) and dispatch borrows it: no
         // copy of it per request.
         let run = std::panic::AssertUnwindSafe(dispatch(
             &self.inner,
+            era,
             Envelope {
                 id: id.clone(),
                 method: &method,
@@ -76,7 +78,7 @@ impl Server {
                 panic_message(panic.as_ref())
             ))),
         };
-        match outcome {
+        let response = match outcome {
             Ok(Answered {
                 result,
                 opened: None,
@@ -89,6 +91,10 @@ impl Server {
                 log_error(&method, &id, &error);
                 Response::error(Some(id), error)
             }
+        };
+        match era {
+            Era::Modern => response,
+            Era::Initialize | Era::Legacy => response.in_2025_era(),
         }
     }
 
@@ -165,11 +171,12 @@ fn era(registry: &Registry, method: &str, params: Option<&Value>, receive: &Rece
 
 async fn dispatch(
     registry: &Registry,
+    era: Era,
     request: Envelope<'_>,
     mut receive: ReceiveContext,
     notifier: Notifier,
 ) -> Result<Answered, McpError> {
-    match era(registry, request.method, request.params.as_ref(), &receive) {
+    match era {
         Era::Modern => {
             // A 2026-07-28 request relies on nothing earlier, a session included.
             receive.session = None;

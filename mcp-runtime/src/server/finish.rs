@@ -20,6 +20,8 @@ pub struct Response {
     body: Body,
     /// The 2025-era session this response opens (to `initialize`).
     opened: Option<super::Session>,
+    /// Whether it answers a 2025-era request.
+    legacy: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +40,7 @@ impl Response {
             id: Some(id),
             body: Body::Result(result),
             opened: None,
+            legacy: false,
         }
     }
 
@@ -48,12 +51,25 @@ impl Response {
             id: Some(id),
             body: Body::Cancelled,
             opened: None,
+            legacy: false,
         }
     }
 
     /// Whether the client cancelled the request, so that nothing is sent.
     pub fn is_cancelled(&self) -> bool {
         self.body == Body::Cancelled
+    }
+
+    /// This response marked as answering a 2025-era request.
+    pub(crate) fn in_2025_era(mut self) -> Self {
+        self.legacy = true;
+        self
+    }
+
+    /// Whether it answers a 2025-era request (`initialize`, or a request
+    /// served in the 2025 era): on HTTP its errors travel with status 200.
+    pub fn is_2025_era(&self) -> bool {
+        self.legacy
     }
 
     /// This response with the session it opens.
@@ -75,6 +91,7 @@ impl Response {
             id,
             body: Body::Error(error),
             opened: None,
+            legacy: false,
         }
     }
 

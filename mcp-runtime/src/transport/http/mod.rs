@@ -64,8 +64,8 @@ use request::{
     BodyError, accepted, bearer_token, discard, is_json_content, mcp_headers, read_body,
 };
 use respond::{
-    MCP_SESSION_ID, NOTE_BUFFER, closing, error_response, guarded, json_response, plain_error,
-    respond, sse_frame, sse_response, unauthorized,
+    MCP_SESSION_ID, NOTE_BUFFER, closing, guarded, json_response, plain_error, respond, sse_frame,
+    sse_response, unauthorized,
 };
 use sessions::Sessions;
 
@@ -550,15 +550,13 @@ async fn post(
                      whose request it answers",
                 );
             };
-            return match session.deliver(response) {
-                Ok(()) => StatusCode::ACCEPTED.into_response(),
-                Err(unknown) => error_response(
-                    StatusCode::BAD_REQUEST,
-                    McpError::InvalidRequest {
-                        detail: unknown.to_string(),
-                    },
-                ),
-            };
+            // Accepted either way: an answer that comes after the server
+            // stopped waiting is the client's due, not its fault (and some
+            // clients drop their connection on any other status).
+            if let Err(unknown) = session.deliver(response) {
+                tracing::info!(%unknown, "ignored a response");
+            }
+            return StatusCode::ACCEPTED.into_response();
         }
         Err(response) => return json_response(&response),
     };

@@ -169,7 +169,17 @@ pub(super) fn json_response(response: &Response) -> HttpResponse {
     if response.is_cancelled() {
         return StatusCode::ACCEPTED.into_response();
     }
-    let status = response.error_value().map_or(StatusCode::OK, status_of);
+    let status = match response.error_value() {
+        None => StatusCode::OK,
+        // The 2025 transport carries JSON-RPC errors in 200 responses (some
+        // clients read no body from a 4xx); only a header problem is HTTP's.
+        Some(error)
+            if response.is_2025_era() && !matches!(error, McpError::HeaderMismatch { .. }) =>
+        {
+            StatusCode::OK
+        }
+        Some(error) => status_of(error),
+    };
     let mut http = json_body(status, response.to_json());
     if let Some(session) = response.opened_session()
         && let Ok(id) = HeaderValue::from_str(session.id())
@@ -213,12 +223,6 @@ fn status_of(error: &McpError) -> StatusCode {
 pub(super) fn plain_error(status: StatusCode, message: &'static str) -> HttpResponse {
     let body = format!(r#"{{"jsonrpc":"2.0","error":{{"code":-32600,"message":"{message}"}}}}"#);
     json_body(status, body)
-}
-
-/// A `status` response carrying the JSON-RPC error `error` (no id), for a
-/// message refused by the transport with a message built at run time.
-pub(super) fn error_response(status: StatusCode, error: McpError) -> HttpResponse {
-    json_body(status, Response::error(None, error).to_json())
 }
 
 /// `response` with `Connection: close`: the connection ends after it (its
