@@ -11,6 +11,8 @@
 //!   --header-timeout-ms N       the time a request head may take, idle time before it included
 //!   --write-timeout-ms N        the time a write may wait for the client to read
 //!   --max-connections N         connections served at once
+//!   --max-sessions N            2025-era sessions open at once
+//!   --session-idle-timeout-ms N the time a 2025-era session may sit idle before it ends
 //!
 //! STATE OPTIONS
 //!   --state-key-hex HEX         the requestState signing key, hex (at least 32 bytes);
@@ -47,7 +49,7 @@ use mcp_runtime::transport::{http::HttpTransport, stdio};
 
 const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] \
                      [--body-timeout-ms N] [--header-timeout-ms N] [--write-timeout-ms N] \
-                     [--max-connections N] \
+                     [--max-connections N] [--max-sessions N] [--session-idle-timeout-ms N] \
                      | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
                      [--single-use] [--redis URL]";
@@ -69,6 +71,8 @@ struct HttpLimits {
     header_timeout_ms: Option<u64>,
     write_timeout_ms: Option<u64>,
     max_connections: Option<usize>,
+    max_sessions: Option<usize>,
+    session_idle_timeout_ms: Option<u64>,
 }
 
 impl HttpLimits {
@@ -87,6 +91,12 @@ impl HttpLimits {
         }
         if let Some(limit) = self.max_connections {
             transport = transport.max_connections(limit);
+        }
+        if let Some(limit) = self.max_sessions {
+            transport = transport.max_sessions(limit);
+        }
+        if let Some(ms) = self.session_idle_timeout_ms {
+            transport = transport.session_idle_timeout(Duration::from_millis(ms));
         }
         transport
     }
@@ -143,6 +153,10 @@ fn parse_args() -> Result<Options, String> {
             "--header-timeout-ms" => limits.header_timeout_ms = Some(number(&arg, &mut args)?),
             "--write-timeout-ms" => limits.write_timeout_ms = Some(number(&arg, &mut args)?),
             "--max-connections" => limits.max_connections = Some(number(&arg, &mut args)?),
+            "--max-sessions" => limits.max_sessions = Some(number(&arg, &mut args)?),
+            "--session-idle-timeout-ms" => {
+                limits.session_idle_timeout_ms = Some(number(&arg, &mut args)?);
+            }
             "--max-in-flight" => max_in_flight = Some(number(&arg, &mut args)?),
             "--state-key-hex" => {
                 let value = args.next().ok_or("--state-key-hex needs a hex key")?;
