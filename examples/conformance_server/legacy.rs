@@ -69,11 +69,12 @@ pub(crate) async fn test_tool_with_logging(ctx: Ctx) -> &'static str {
     "Tool with logging executed successfully."
 }
 
-/// Takes 100 ms, long enough for the transport to close the POST stream
-/// after its priming event and deliver this result on the stream the
-/// client resumes with `Last-Event-ID` (SEP-1699 polling), then finishes.
+/// Closes its event stream (SSE polling, SEP-1699: the client is told to
+/// reconnect after 500 ms), works 100 ms more, then finishes; the result
+/// reaches the client on the stream it resumes with `Last-Event-ID`.
 #[tool]
-pub(crate) async fn test_reconnection() -> &'static str {
+pub(crate) async fn test_reconnection(ctx: Ctx) -> &'static str {
+    ctx.close_stream(Duration::from_millis(500));
     tokio::time::sleep(Duration::from_millis(100)).await;
     "Reconnection test completed."
 }

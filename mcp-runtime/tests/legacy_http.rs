@@ -164,6 +164,17 @@ async fn hang() -> String {
     unreachable!()
 }
 
+/// Logs, closes its stream (the client is to come back in 200 ms), logs
+/// again, then finishes.
+#[tool]
+async fn polled(ctx: Ctx) -> String {
+    ctx.log(LoggingLevel::Info, None, json!("before")).await;
+    assert!(ctx.close_stream(Duration::from_millis(200)));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LoggingLevel::Info, None, json!("after")).await;
+    "polled".into()
+}
+
 /// The notes.
 #[resource(uri = "file:///notes.txt", mime_type = "text/plain")]
 async fn notes() -> String {
@@ -240,6 +251,7 @@ fn server_with(legacy: LegacyClients, bridge: Bridge) -> Server {
         .tool(steps {})
         .tool(touch {})
         .tool(hang {})
+        .tool(polled {})
         .resource(notes {})
         .resource(page {})
         .prompt(essay {})
@@ -567,11 +579,15 @@ async fn clients_that_leave_mid_bridge_leave_nothing_open() {
             .post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "register"}}))
             .await;
         let mut buffer = String::new();
-        let question = loop {
+        // The first message after the priming event.
+        let question = 'read: loop {
             let chunk = response.chunk().await.unwrap().expect("a question first");
             buffer.push_str(std::str::from_utf8(&chunk).unwrap());
-            if let Some(end) = buffer.find("\n\n") {
-                break event_data(&buffer[..end]).unwrap();
+            while let Some(end) = buffer.find("\n\n") {
+                let event: String = buffer.drain(..end + 2).collect();
+                if let Some(message) = event_data(&event) {
+                    break 'read message;
+                }
             }
         };
         assert_eq!(question["method"], "elicitation/create");
@@ -958,4 +974,143 @@ async fn a_session_belongs_to_the_caller_that_opened_it() {
     assert_eq!(alice.status(), 200);
     let bob = post("bob-token", Some(session), ping).await.unwrap();
     assert_eq!(bob.status(), 404, "another caller cannot use the session");
+}
+
+/// One server-sent event as received: its fields.
+#[derive(Debug, Default, PartialEq)]
+struct Event {
+    id: Option<String>,
+    retry: Option<String>,
+    data: Option<String>,
+}
+
+/// Every event of a stream that ends (10 s at most).
+async fn events_until_end(mut response: reqwest::Response) -> Vec<Event> {
+    let mut text = String::new();
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk())
+            .await
+            .expect("the stream ends")
+            .unwrap();
+        match chunk {
+            Some(chunk) => text.push_str(std::str::from_utf8(&chunk).unwrap()),
+            None => break,
+        }
+    }
+    text.split("\n\n")
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| {
+            let mut event = Event::default();
+            for line in e.lines() {
+                let (field, value) = line.split_once(':').unwrap_or((line, ""));
+                let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
+                match field {
+                    "id" => event.id = Some(value),
+                    "retry" => event.retry = Some(value),
+                    "data" => event.data = Some(value),
+                    _ => {}
+                }
+            }
+            event
+        })
+        .collect()
+}
+
+fn message_of(event: &Event) -> Value {
+    serde_json::from_str(event.data.as_deref().unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_the_handler_closes_is_resumed_with_last_event_id() {
+    let running = serve().await;
+    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let response = client
+        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "polled"}}))
+        .await;
+    assert_eq!(response.status(), 200);
+    let events = events_until_end(response).await;
+    // The priming event (an id, no data), the first log message, then the
+    // retry interval; no response on this stream.
+    assert_eq!(events.len(), 3, "{events:?}");
+    let stream = events[0]
+        .id
+        .as_deref()
+        .unwrap()
+        .split('-')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        events[0].id.as_deref(),
+        Some(format!("{stream}-0").as_str())
+    );
+    assert_eq!(events[0].data.as_deref(), Some(""));
+    assert_eq!(
+        events[1].id.as_deref(),
+        Some(format!("{stream}-1").as_str())
+    );
+    assert_eq!(message_of(&events[1])["params"]["data"], "before");
+    assert_eq!(events[2].retry.as_deref(), Some("200"));
+
+    let resume = |after: String| {
+        client
+            .builder(reqwest::Method::GET)
+            .header("accept", "text/event-stream")
+            .header("last-event-id", after)
+            .send()
+    };
+    let events = events_until_end(resume(format!("{stream}-1")).await.unwrap()).await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(
+        events[0].id.as_deref(),
+        Some(format!("{stream}-2").as_str())
+    );
+    assert_eq!(message_of(&events[0])["params"]["data"], "after");
+    assert_eq!(message_of(&events[1])["id"], 1);
+    assert_eq!(text_of(&message_of(&events[1])), "polled");
+    // Resuming again, from further back, replays what was kept.
+    let events = events_until_end(resume(format!("{stream}-0")).await.unwrap()).await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    let events = events_until_end(resume(format!("{stream}-2")).await.unwrap()).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(message_of(&events[0])["id"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_streams_are_primed_and_their_events_numbered() {
+    let running = serve().await;
+    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let response = client
+        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chatty"}}))
+        .await;
+    let events = events_until_end(response).await;
+    assert_eq!(
+        events.len(),
+        6,
+        "priming, four messages, the response: {events:?}"
+    );
+    assert_eq!(events[0].data.as_deref(), Some(""));
+    let ids: Vec<&str> = events.iter().map(|e| e.id.as_deref().unwrap()).collect();
+    let stream = ids[0].split('-').next().unwrap();
+    for (n, id) in ids.iter().enumerate() {
+        assert_eq!(*id, format!("{stream}-{n}"));
+    }
+    assert_eq!(message_of(&events[5])["id"], 1);
+    // The standalone stream is primed too.
+    let mut standalone = client
+        .builder(reqwest::Method::GET)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(10), standalone.chunk())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let first = std::str::from_utf8(&first).unwrap();
+    assert!(
+        first.starts_with("id: ") && first.contains("data: \n"),
+        "{first:?}"
+    );
 }

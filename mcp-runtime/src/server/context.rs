@@ -3,59 +3,14 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
-use super::ReceiveContext;
+use super::{Notifier, ReceiveContext};
 use crate::form::{Answer, ElicitForm};
 use crate::schema::{
-    ClientCapabilities, InputResponses, JsonRpcNotification, LoggingLevel,
-    LoggingMessageNotificationParams, McpError, ProgressNotificationParams, RequestId, RequestMeta,
-    notification_methods,
+    ClientCapabilities, InputResponses, LoggingLevel, LoggingMessageNotificationParams, McpError,
+    ProgressNotificationParams, RequestId, RequestMeta, notification_methods,
 };
 use crate::state::RequestStateSigner;
-
-/// Carries the notifications a handler emits (progress, log messages) to
-/// the transport, already serialised. A disabled notifier drops them.
-#[derive(Debug, Clone, Default)]
-pub struct Notifier {
-    tx: Option<mpsc::Sender<String>>,
-}
-
-impl Notifier {
-    /// A notifier that sends serialised notifications on `tx`.
-    pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self { tx: Some(tx) }
-    }
-
-    /// A notifier that drops everything (the transport cannot stream).
-    pub fn disabled() -> Self {
-        Self { tx: None }
-    }
-
-    /// Whether notifications reach the client (the transport can stream).
-    pub fn is_enabled(&self) -> bool {
-        self.tx.is_some()
-    }
-
-    /// Sends one message, already serialised (a request to the client).
-    pub(crate) async fn send_json(&self, json: String) -> bool {
-        match &self.tx {
-            Some(tx) => tx.send(json).await.is_ok(),
-            None => false,
-        }
-    }
-
-    pub(crate) async fn send<P: Serialize>(&self, method: &str, params: P) -> bool {
-        let Some(tx) = &self.tx else { return false };
-        match serde_json::to_string(&JsonRpcNotification::new(method, params)) {
-            Ok(line) => tx.send(line).await.is_ok(),
-            Err(error) => {
-                tracing::error!(%error, method, "could not serialise a notification");
-                false
-            }
-        }
-    }
-}
 
 /// What a handler knows about the request it serves.
 ///
@@ -249,6 +204,17 @@ impl Context {
             .notifier
             .send(notification_methods::PROGRESS, params)
             .await
+    }
+
+    /// Ends the HTTP event stream this request's messages travel on, asking
+    /// the client to reconnect after `retry` (SSE polling, 2025-11-25): the
+    /// request goes on, and what it sends from now on, its response
+    /// included, waits for the client to resume the stream with
+    /// `Last-Event-ID`. Only for a 2025-era client over HTTP whose request
+    /// accepted an event stream; elsewhere nothing happens and this returns
+    /// `false`.
+    pub fn close_stream(&self, retry: std::time::Duration) -> bool {
+        self.data.notifier.close_stream(retry)
     }
 
     /// Sends a log message, if the request's `_meta` asked for a level at

@@ -34,6 +34,7 @@ mod input_required;
 mod legacy;
 mod lists;
 mod methods;
+mod notifier;
 mod registry;
 mod reply;
 mod session;
@@ -44,7 +45,7 @@ mod uri_template;
 pub use crate::receive_context::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
 pub use ask::Ask;
 pub use builder::{BuildError, ServerBuilder};
-pub use context::{Context, Notifier};
+pub use context::Context;
 pub use extract::{CallParts, Ctx, FromCall, Resume, Shared};
 pub use finish::Response;
 pub use handler::{
@@ -54,6 +55,7 @@ pub use handler::{
 pub use handler_spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
 pub use incoming::{ClientResponse, Incoming, Request, parse_message};
 pub use legacy::{Bridge, DEFAULT_BRIDGE_ROUND_TIMEOUT, DEFAULT_BRIDGE_ROUNDS, LegacyClients};
+pub use notifier::{Notifier, StreamClose};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
 pub use session::{MAX_SUBSCRIPTIONS, Session, UnknownResponse};
 pub use subscriptions::{Change, ChangeNotifier};

@@ -26,6 +26,7 @@ mod guard;
 mod limits;
 mod request;
 mod respond;
+mod resume;
 mod serve;
 mod sessions;
 mod write_deadline;
@@ -55,8 +56,8 @@ use crate::BoxFuture;
 use crate::logged::Wire;
 use crate::schema::{CancelledNotificationParams, McpError, notification_methods};
 use crate::server::{
-    Caller, Incoming, Notifier, ReceiveContext, Request, Response, Server, Session, TransportKind,
-    parse_message,
+    Caller, Incoming, Notifier, ReceiveContext, Request, Response, Server, Session, StreamClose,
+    TransportKind, parse_message,
 };
 use guard::Refusal;
 use limits::{BodyLimits, ConnectionLimits, SessionLimits};
@@ -64,7 +65,7 @@ use request::{
     BodyError, accepted, bearer_token, discard, is_json_content, mcp_headers, read_body,
 };
 use respond::{
-    MCP_SESSION_ID, NOTE_BUFFER, closing, guarded, json_response, plain_error, respond, sse_frame,
+    MCP_SESSION_ID, NOTE_BUFFER, closing, guarded, json_response, plain_error, respond,
     sse_response, unauthorized,
 };
 use sessions::Sessions;
@@ -572,14 +573,29 @@ async fn post(
     }
 
     let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
+    // A session's stream is numbered and may be closed by its handler and
+    // resumed by its client.
+    let resumable = receive.session.clone().map(|session| {
+        let logs = endpoint.sessions.logs_of(session.id());
+        (session, logs, StreamClose::new())
+    });
+    let notifier = match &resumable {
+        Some((_, _, close)) => Notifier::new(notes_tx).closable(close.clone()),
+        None => Notifier::new(notes_tx),
+    };
     // The handler runs on this task, not a spawned one: most requests end
     // without a notification and are answered with plain JSON. It is boxed
     // so that, if a notification comes first, it can move into the body of
     // the event stream and keep running there.
     let handling = Box::pin(guarded(async move {
-        handle(&endpoint, request, receive, Notifier::new(notes_tx)).await
+        handle(&endpoint, request, receive, notifier).await
     }));
-    respond(handling, notes_rx).await
+    match resumable {
+        Some((session, logs, close)) => {
+            resume::respond(handling, notes_rx, close, session, logs).await
+        }
+        None => respond(handling, notes_rx).await,
+    }
 }
 
 /// Hands a request to the server. In a session, the request keeps the
@@ -656,6 +672,14 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpR
             "Not acceptable: accept text/event-stream",
         );
     }
+    let resumed = headers
+        .get(LAST_EVENT_ID)
+        .and_then(|id| id.to_str().ok())
+        .and_then(resume::parse_event_id)
+        .and_then(|(stream, after)| Some((endpoint.sessions.log(session.id(), stream)?, after)));
+    if let Some((log, after)) = resumed {
+        return resume::resume(log, after);
+    }
     let Some(busy) = endpoint.sessions.open_stream(session.id()) else {
         return plain_error(
             StatusCode::CONFLICT,
@@ -663,9 +687,13 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpR
         );
     };
     let changes = endpoint.server.changes().subscribe();
+    let stream = endpoint.sessions.logs_of(session.id()).next_stream();
+    let primed = futures_util::stream::once(async move {
+        Ok::<_, std::convert::Infallible>(resume::priming(stream))
+    });
     let events = futures_util::stream::unfold(
-        (changes, session, busy),
-        |(mut changes, session, busy)| async move {
+        (changes, session, busy, 1_u64),
+        move |(mut changes, session, busy, n)| async move {
             loop {
                 let change = tokio::select! {
                     change = changes.recv() => change,
@@ -674,8 +702,9 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpR
                 match change {
                     Ok(change) => {
                         if let Some(json) = session.notification_for(&change) {
-                            let frame = Ok::<_, std::convert::Infallible>(sse_frame(&json));
-                            return Some((frame, (changes, session, busy)));
+                            let frame =
+                                Ok::<_, std::convert::Infallible>(resume::event(stream, n, &json));
+                            return Some((frame, (changes, session, busy, n + 1)));
                         }
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
@@ -689,8 +718,12 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpR
             }
         },
     );
-    sse_response(Body::from_stream(events))
+    use futures_util::StreamExt as _;
+    sse_response(Body::from_stream(primed.chain(events)))
 }
+
+/// The header a client resumes an event stream with.
+const LAST_EVENT_ID: axum::http::HeaderName = axum::http::HeaderName::from_static("last-event-id");
 
 /// Answers one `DELETE`: ends the session it names (its questions fail,
 /// its streams close). 404 for an unknown one, 400 without one.

@@ -157,7 +157,7 @@ pub(super) fn sse_response(body: Body) -> HttpResponse {
 const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
 
 /// One server-sent event carrying the JSON-RPC message `json`.
-pub(super) fn sse_frame(json: &str) -> Bytes {
+fn sse_frame(json: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {json}\n\n"))
 }
 

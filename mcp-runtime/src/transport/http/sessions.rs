@@ -6,15 +6,20 @@
 //! idle timeout. When the table is full, opening a session evicts the one
 //! idle the longest; if none is idle, the new session is refused.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures_util::future::AbortHandle;
 use tokio::time::Instant;
 
+use super::resume::{EventLog, Logs};
 use crate::schema::RequestId;
 use crate::server::Session;
+
+/// The most detached streams a session keeps for its client to resume;
+/// a newer one drops the oldest.
+const MAX_KEPT_LOGS: usize = 8;
 
 /// The sessions of one endpoint.
 pub(super) struct Sessions {
@@ -41,6 +46,10 @@ struct Entry {
     in_flight: HashMap<RequestId, AbortHandle>,
     /// Whether its standalone (`GET`) stream is open.
     stream_open: bool,
+    /// The number of its next event stream.
+    next_stream: u64,
+    /// Its detached streams, oldest first.
+    logs: VecDeque<Arc<EventLog>>,
 }
 
 /// The table is full of busy sessions.
@@ -107,6 +116,8 @@ impl Sessions {
                 busy: 0,
                 in_flight: HashMap::new(),
                 stream_open: false,
+                next_stream: 1,
+                logs: VecDeque::new(),
             },
         );
         Ok(())
@@ -180,6 +191,21 @@ impl Sessions {
         }
     }
 
+    /// The detached stream `stream` of session `id`, if it is kept.
+    pub(super) fn log(&self, id: &str, stream: u64) -> Option<Arc<EventLog>> {
+        let table = self.lock();
+        let entry = table.by_id.get(id)?;
+        entry.logs.iter().find(|l| l.stream() == stream).cloned()
+    }
+
+    /// The streams of session `id`, numbered and kept here.
+    pub(super) fn logs_of(self: &Arc<Self>, id: &str) -> Arc<dyn Logs> {
+        Arc::new(SessionLogs {
+            sessions: Arc::clone(self),
+            id: id.to_owned(),
+        })
+    }
+
     /// Ends and removes every expired session.
     pub(super) fn sweep(&self) {
         let now = Instant::now();
@@ -233,6 +259,37 @@ impl Sessions {
 
     fn lock(&self) -> MutexGuard<'_, Table> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The event streams of one session.
+struct SessionLogs {
+    sessions: Arc<Sessions>,
+    id: String,
+}
+
+impl Logs for SessionLogs {
+    fn next_stream(&self) -> u64 {
+        let mut table = self.sessions.lock();
+        match table.by_id.get_mut(&self.id) {
+            Some(entry) => {
+                let n = entry.next_stream;
+                entry.next_stream += 1;
+                n
+            }
+            // Ended meanwhile: any number does, nothing can resume it.
+            None => 0,
+        }
+    }
+
+    fn keep(&self, log: Arc<EventLog>) {
+        let mut table = self.sessions.lock();
+        if let Some(entry) = table.by_id.get_mut(&self.id) {
+            if entry.logs.len() >= MAX_KEPT_LOGS {
+                entry.logs.pop_front();
+            }
+            entry.logs.push_back(log);
+        }
     }
 }
 
