@@ -882,6 +882,8 @@ async fn a_server_that_refuses_2025_clients_names_its_versions() {
     assert_eq!(answer["error"]["code"], -32022, "{answer}");
     assert_eq!(answer["error"]["data"]["supported"], json!(["2026-07-28"]));
     assert_eq!(answer["error"]["data"]["requested"], "2025-11-25");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("2026-07-28"), "{message}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -109,9 +109,22 @@ pub(crate) fn initialize(
     let params: InitializeRequestParams = serde_json::from_value(params.unwrap_or(Value::Null))
         .map_err(|e| McpError::invalid_params(format!("invalid initialize params: {e}")))?;
     if registry.legacy == LegacyClients::Refused {
-        return Err(McpError::UnsupportedProtocolVersion {
-            requested: params.protocol_version,
-        });
+        // The data of -32022, with a message a person can act on: a 2025-era
+        // client has no other way to learn what this server speaks.
+        let supported = crate::schema::SUPPORTED_PROTOCOL_VERSIONS;
+        return Err(McpError::Other(crate::schema::ErrorObject {
+            code: crate::schema::codes::UNSUPPORTED_PROTOCOL_VERSION,
+            message: format!(
+                "Unsupported protocol version: this server serves MCP {} only, not 2025-era \
+                 clients ({} was asked); use a client of a supported version",
+                supported.join(", "),
+                params.protocol_version
+            ),
+            data: Some(serde_json::json!({
+                "supported": supported,
+                "requested": params.protocol_version,
+            })),
+        }));
     }
     if receive.session.is_some() {
         return Err(McpError::InvalidRequest {
