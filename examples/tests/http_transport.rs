@@ -493,18 +493,21 @@ async fn unknown_and_removed_methods_are_method_not_found_404() {
     }
 }
 
+/// `GET` and `DELETE` exist only for 2025-era sessions: without a session
+/// id, `GET` (a session's event stream) is not allowed and `DELETE` (ending
+/// a session) is a bad request.
 #[tokio::test]
-async fn get_and_delete_are_method_not_allowed() {
+async fn get_and_delete_without_a_session_are_refused() {
     let server = HttpServer::spawn();
     let headers = h(&[
         ("Accept", "application/json, text/event-stream"),
         ("MCP-Protocol-Version", PROTOCOL_VERSION),
     ]);
-    for method in [Method::GET, Method::DELETE] {
+    for (method, status) in [(Method::GET, 405), (Method::DELETE, 400)] {
         let resp = server.send(method.clone(), &headers, Vec::new()).await;
         assert_eq!(
-            resp.status, 405,
-            "{method} /mcp must be 405; got {} {:?}",
+            resp.status, status,
+            "{method} /mcp must be {status}; got {} {:?}",
             resp.status, resp.body
         );
     }

@@ -303,15 +303,20 @@ fn read_meta(params: Option<Value>) -> Result<(JsonObject, RequestMeta), McpErro
     let params = match params {
         Some(Value::Object(params)) => params,
         Some(_) => return Err(invalid_meta("params must be an object carrying _meta")),
-        None => return Err(invalid_meta("params._meta is required")),
+        None => return Err(invalid_meta(NO_META)),
     };
     let meta = match params.get("_meta") {
         Some(Value::Object(meta)) => RequestMeta::from_json(meta).map_err(invalid_meta)?,
         Some(_) => return Err(invalid_meta("params._meta must be an object")),
-        None => return Err(invalid_meta("params._meta is required")),
+        None => return Err(invalid_meta(NO_META)),
     };
     Ok((params, meta))
 }
+
+/// Why a request without `_meta` is refused, with the way out for a
+/// 2025-era client that lost (or never had) its session.
+const NO_META: &str = "params._meta is required (a 2025-era client first opens a session with \
+                       initialize, then sends its MCP-Session-Id)";
 
 fn invalid_meta(detail: impl Into<String>) -> McpError {
     McpError::InvalidMeta {
