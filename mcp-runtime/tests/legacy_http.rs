@@ -271,6 +271,24 @@ async fn serve() -> Running {
     .await
 }
 
+/// A running server and a 2025-11-25 session of a client that can answer
+/// forms.
+async fn form_session() -> (Running, LegacyClient) {
+    let running = serve().await;
+    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    (running, client)
+}
+
+/// The answers a person gives `register`: a name, then an age.
+fn ada(request: &Value) -> Option<Value> {
+    let schema = &request["params"]["requestedSchema"]["properties"];
+    Some(if schema.get("name").is_some() {
+        accept(json!({"name": "Ada"}))
+    } else {
+        accept(json!({"age": 36}))
+    })
+}
+
 const FORM: &str = r#"{"elicitation": {}}"#;
 
 fn form_client() -> Value {
@@ -324,8 +342,7 @@ async fn initialize_negotiates_each_2025_version_and_opens_a_session() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn results_have_their_2025_shape() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let cases = [
         ("tools/list", json!({}), "ListToolsResult"),
         ("prompts/list", json!({}), "ListPromptsResult"),
@@ -372,20 +389,14 @@ async fn results_have_their_2025_shape() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_two_round_tool_is_bridged_through_the_signed_state() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let mut asked = Vec::new();
     let exchange = client
         .call(1, "tools/call", json!({"name": "register"}), |request| {
             assert_eq!(request["method"], "elicitation/create");
             validate_2025("ElicitRequest", request);
             asked.push(request["params"]["message"].as_str().unwrap().to_owned());
-            let schema = &request["params"]["requestedSchema"]["properties"];
-            Some(if schema.get("name").is_some() {
-                accept(json!({"name": "Ada"}))
-            } else {
-                accept(json!({"age": 36}))
-            })
+            ada(request)
         })
         .await;
     assert_eq!(text_of(&exchange.response), "Ada is 36.");
@@ -408,8 +419,7 @@ async fn a_2025_06_18_client_gets_forms_without_a_mode() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_declined_answer_ends_the_call_cleanly() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let exchange = client
         .call(1, "tools/call", json!({"name": "register"}), |_| {
             Some(json!({"action": "decline"}))
@@ -526,8 +536,7 @@ async fn sampling_and_roots_are_bridged_to_clients_that_declared_them() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bridge_stops_after_its_rounds() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let mut asked = 0;
     let exchange = client
         .call(1, "tools/call", json!({"name": "endless"}), |_| {
@@ -570,8 +579,7 @@ async fn an_unanswered_round_times_out_and_its_question_is_withdrawn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_that_leave_mid_bridge_leave_nothing_open() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     // More abandoned rounds than a session may have questions open: were
     // the question of a dropped request kept, the session would fill up.
     for id in 0..80 {
@@ -601,14 +609,7 @@ async fn clients_that_leave_mid_bridge_leave_nothing_open() {
                 1000 + attempt,
                 "tools/call",
                 json!({"name": "register"}),
-                |request| {
-                    let schema = &request["params"]["requestedSchema"]["properties"];
-                    Some(if schema.get("name").is_some() {
-                        accept(json!({"name": "Ada"}))
-                    } else {
-                        accept(json!({"age": 36}))
-                    })
-                },
+                ada,
             )
             .await;
         if exchange.response["result"]["isError"] != true {
@@ -623,8 +624,7 @@ async fn clients_that_leave_mid_bridge_leave_nothing_open() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_cancelled_stops_the_handler() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let client = std::sync::Arc::new(client);
     let calling = {
         let client = std::sync::Arc::clone(&client);
@@ -661,8 +661,7 @@ async fn notifications_cancelled_stops_the_handler() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logging_set_level_filters_log_messages() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     // Before any setLevel, every message is sent.
     let exchange = client
         .request(1, "tools/call", json!({"name": "chatty"}))
@@ -692,8 +691,7 @@ async fn logging_set_level_filters_log_messages() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_goes_to_the_request_stream() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let exchange = client
         .request(
             1,
@@ -731,8 +729,7 @@ async fn read_stream(response: &mut reqwest::Response, count: usize) -> Vec<Valu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscriptions_and_list_changes_reach_the_standalone_stream() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let mut stream = client
         .builder(reqwest::Method::GET)
         .header("accept", "text/event-stream")
@@ -847,8 +844,7 @@ async fn session_ids_are_required_checked_and_ended() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn modern_requests_are_served_beside_sessions() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let modern = post_json(
         &running.url,
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -1024,8 +1020,7 @@ fn message_of(event: &Event) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_the_handler_closes_is_resumed_with_last_event_id() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let response = client
         .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "polled"}}))
         .await;
@@ -1080,8 +1075,7 @@ async fn a_stream_the_handler_closes_is_resumed_with_last_event_id() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_streams_are_primed_and_their_events_numbered() {
-    let running = serve().await;
-    let (client, _) = LegacyClient::initialize(&running.url, "2025-11-25", form_client()).await;
+    let (_running, client) = form_session().await;
     let response = client
         .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chatty"}}))
         .await;
