@@ -844,7 +844,7 @@ async fn session_ids_are_required_checked_and_ended() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn modern_requests_are_served_beside_sessions() {
-    let (_running, client) = form_session().await;
+    let (running, client) = form_session().await;
     let modern = post_json(
         &running.url,
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
