@@ -34,51 +34,21 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
-use std::time::Duration;
 
 use serde_json::Value;
+use support::interop::{Harness, interop_server_bin, run_client};
+use support::legacy_clients::LEGACY_VERSIONS;
 use support::peer::Listening;
-use support::process::{repo, run_bounded, set_up};
-
-/// Bound for `setup.sh` (downloads Node 22 and the Inspector on a fresh
-/// machine).
-const SETUP_TIMEOUT: Duration = Duration::from_secs(900);
-
-/// Bound for one run of the Inspector CLI (its own connect timeout is 15 s).
-const INSPECTOR_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The versions a 2025-era session may be negotiated at.
-const LEGACY_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// The version of the stateless era.
 const MODERN_VERSION: &str = "2026-07-28";
 
-/// Where setup put Node 22 and the Inspector.
-struct Installed {
-    node: PathBuf,
-    dir: PathBuf,
-}
+/// The Inspector's launcher (what `npx @modelcontextprotocol/inspector` runs).
+const LAUNCHER: &str = "node_modules/.bin/mcp-inspector";
 
-/// Runs `setup.sh` once per test process.
-fn installed() -> &'static Installed {
-    static INSTALLED: OnceLock<Installed> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let dir = std::env::var_os("MCP_INTEROP_INSPECTOR_DIR")
-            .map_or_else(|| repo().join(".cache/interop/inspector"), PathBuf::from);
-        let mut command = Command::new("bash");
-        command
-            .arg(repo().join("tests/interop/inspector/setup.sh"))
-            .env("MCP_INTEROP_INSPECTOR_DIR", &dir);
-        let node = set_up(command, SETUP_TIMEOUT);
-        let home = dir.join("home");
-        std::fs::create_dir_all(&home)
-            .unwrap_or_else(|e| panic!("cannot create {}: {e}", home.display()));
-        Installed { node, dir }
-    })
-}
+/// `tests/interop/inspector/`: Node 22 and the Inspector.
+static INSPECTOR: Harness = Harness::npm("inspector", "MCP_INTEROP_INSPECTOR_DIR", &[LAUNCHER]);
 
 /// Where the CLI is reached: a URL, or the command of a stdio server.
 enum Target<'a> {
@@ -91,16 +61,11 @@ enum Target<'a> {
 /// first (a URL) or after `--` (a command). The Inspector keeps its files
 /// (`~/.mcp-inspector/`) in a home of its own under the install directory.
 fn inspector(target: &Target<'_>, args: &[&str]) -> Command {
-    let installed = installed();
-    let mut command = Command::new(&installed.node);
-    command
-        .arg(installed.dir.join("node_modules/.bin/mcp-inspector"))
-        .arg("--cli")
-        .current_dir(&installed.dir)
-        .env("HOME", installed.dir.join("home"))
-        .env("NO_COLOR", "1")
-        .env("NO_PROXY", "127.0.0.1")
-        .env("no_proxy", "127.0.0.1");
+    let mut command = INSPECTOR.command(LAUNCHER);
+    let home = INSPECTOR.installed().dir.join("home");
+    std::fs::create_dir_all(&home)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", home.display()));
+    command.arg("--cli").env("HOME", home).env("NO_COLOR", "1");
     match target {
         Target::Http(server) => {
             command.arg(&server.url).args(args);
@@ -108,7 +73,7 @@ fn inspector(target: &Target<'_>, args: &[&str]) -> Command {
         Target::Stdio => {
             command
                 .args(args)
-                .args(["--", env!("CARGO_BIN_EXE_interop-server"), "--stdio"]);
+                .args(["--", interop_server_bin(), "--stdio"]);
         }
     }
     command
@@ -118,27 +83,11 @@ fn inspector(target: &Target<'_>, args: &[&str]) -> Command {
 /// exited 0, and returns the JSON result it printed with a description of
 /// the run for assertion messages.
 fn run(target: &Target<'_>, args: &[&str]) -> (Value, String) {
-    let command = inspector(target, args);
-    let what = format!("{command:?}");
-    let output = run_bounded(command, INSPECTOR_TIMEOUT);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let server_logs = match target {
-        Target::Http(server) => server.logs(),
-        // Over stdio the server's stderr is the Inspector's.
-        Target::Stdio => "(in the Inspector's stderr)".to_owned(),
+    let server = match target {
+        Target::Http(server) => Some(*server),
+        Target::Stdio => None,
     };
-    let context = format!(
-        "{what}\nstdout:\n{stdout}\nstderr:\n{stderr}\ninterop-server stderr:\n{server_logs}"
-    );
-    assert!(
-        output.status.success(),
-        "the Inspector CLI failed ({}):\n{context}",
-        output.status
-    );
-    let result: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("the Inspector CLI printed no JSON result ({e}):\n{context}"));
-    (result, context)
+    run_client("the Inspector CLI", inspector(target, args), server)
 }
 
 /// `--method initialize`: the era the Inspector negotiated, checked to be

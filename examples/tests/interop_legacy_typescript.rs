@@ -21,78 +21,25 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-#[path = "support/legacy_clients.rs"]
-mod legacy_clients;
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::OnceLock;
-use std::time::Duration;
+use support::interop::Harness;
+use support::legacy_clients::{check_over_http, check_over_stdio};
 
-use legacy_clients::{check_session_end, check_summary, interop_server, run_client};
-use support::peer::Listening;
-use support::process::{repo, set_up};
-
-/// Bound for `setup.sh` (downloads Node 22 and the SDK on a fresh machine).
-const SETUP_TIMEOUT: Duration = Duration::from_secs(900);
-
-/// Where setup put Node 22 and the SDK (with a copy of the script).
-struct Installed {
-    node: PathBuf,
-    dir: PathBuf,
-}
-
-/// Runs `setup.sh` once per test process.
-fn installed() -> &'static Installed {
-    static INSTALLED: OnceLock<Installed> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let dir = std::env::var_os("MCP_INTEROP_TYPESCRIPT_V1_DIR").map_or_else(
-            || repo().join(".cache/interop/typescript-v1"),
-            PathBuf::from,
-        );
-        let mut command = Command::new("bash");
-        command
-            .arg(repo().join("tests/interop/typescript-v1/setup.sh"))
-            .env("MCP_INTEROP_TYPESCRIPT_V1_DIR", &dir);
-        let node = set_up(command, SETUP_TIMEOUT);
-        assert!(
-            dir.join("client.mjs").is_file(),
-            "setup.sh left no client.mjs in {dir:?}"
-        );
-        Installed { node, dir }
-    })
-}
-
-/// `client.mjs`, run by Node 22 next to its `node_modules`.
-fn client_mjs() -> Command {
-    let installed = installed();
-    let mut command = Command::new(&installed.node);
-    command
-        .arg(installed.dir.join("client.mjs"))
-        .current_dir(&installed.dir)
-        .env("NO_PROXY", "127.0.0.1")
-        .env("no_proxy", "127.0.0.1");
-    command
-}
+/// `tests/interop/typescript-v1/`: Node 22 and the SDK, with a copy of
+/// `client.mjs` next to its `node_modules`.
+static TYPESCRIPT_V1: Harness = Harness::npm(
+    "typescript-v1",
+    "MCP_INTEROP_TYPESCRIPT_V1_DIR",
+    &["client.mjs"],
+);
 
 #[test]
 fn typescript_v1_client_uses_a_session_over_streamable_http() {
-    let server = Listening::interop_server();
-    let mut client = client_mjs();
-    client.args(["--url", &server.url]);
-    let (summary, context) = run_client("client.mjs", client, &|| server.logs());
-    assert_eq!(summary["transport"], "streamable-http", "{context}");
-    check_summary(&summary, &context);
-    check_session_end(&summary, &context);
+    check_over_http("client.mjs", TYPESCRIPT_V1.command("client.mjs"));
 }
 
 #[test]
 fn typescript_v1_client_over_stdio() {
-    let mut client = client_mjs();
-    client.args(["--stdio", "--", interop_server(), "--stdio"]);
-    // Over stdio the server's stderr is the client's: it is in the context.
-    let (summary, context) = run_client("client.mjs", client, &String::new);
-    assert_eq!(summary["transport"], "stdio", "{context}");
-    check_summary(&summary, &context);
+    check_over_stdio("client.mjs", TYPESCRIPT_V1.command("client.mjs"));
 }

@@ -17,10 +17,8 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::client::{Client, ClientError, Retry, Step, form_answer};
@@ -31,42 +29,15 @@ use mcp_runtime::schema::{
 };
 use serde::Serialize;
 use serde_json::{Value, json};
+use support::interop::{Harness, run_client};
 use support::peer::Listening;
-use support::process::{repo, run_bounded, set_up};
 
-/// Bound for `setup.sh` (creating the virtualenv and installing the SDK).
-const SETUP_TIMEOUT: Duration = Duration::from_secs(600);
-/// Bound for one run of `client.py`.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 /// Bound for every request our client sends, all rounds included.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
-fn interop_dir() -> PathBuf {
-    repo().join("tests/interop/python")
-}
-
-/// The virtualenv's python, after `setup.sh` made sure the SDK is installed.
-fn python() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let mut command = Command::new("bash");
-        command.arg(interop_dir().join("setup.sh"));
-        set_up(command, SETUP_TIMEOUT)
-    })
-}
-
-/// A command running one of the interop scripts with the venv's python,
-/// reaching 127.0.0.1 directly.
-fn python_script(script: &str) -> Command {
-    let mut command = Command::new(python());
-    command
-        .arg(interop_dir().join(script))
-        .env("PYTHONUNBUFFERED", "1")
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("NO_PROXY", "127.0.0.1")
-        .env("no_proxy", "127.0.0.1");
-    command
-}
+/// `tests/interop/python/`: `client.py`, `server.py` and the virtualenv with
+/// the SDK.
+static PYTHON: Harness = Harness::venv("python");
 
 // --- The SDK's client against our server -----------------------------------------
 
@@ -74,22 +45,9 @@ fn python_script(script: &str) -> Command {
 fn python_sdk_client_completes_our_tool_and_prompt() {
     let server = Listening::interop_server();
 
-    let mut client = python_script("client.py");
+    let mut client = PYTHON.command("client.py");
     client.arg(&server.url);
-    let output = run_bounded(client, CLIENT_TIMEOUT);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let context = format!(
-        "client.py stdout:\n{stdout}\nclient.py stderr:\n{stderr}\ninterop-server stderr:\n{}",
-        server.logs()
-    );
-    assert!(
-        output.status.success(),
-        "client.py failed ({}):\n{context}",
-        output.status
-    );
-    let summary: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("client.py did not print a JSON summary ({e}):\n{context}"));
+    let (summary, context) = run_client("client.py", client, Some(&server));
 
     assert_eq!(summary["protocolVersion"], "2026-07-28", "{context}");
     assert_eq!(summary["serverInfo"]["name"], "interop-server", "{context}");
@@ -191,7 +149,7 @@ fn answer(params: &ElicitRequestFormParams) -> ElicitResult {
 }
 
 fn python_server() -> Listening {
-    let server = Listening::spawn(python_script("server.py"));
+    let server = Listening::spawn(PYTHON.command("server.py"));
     assert!(
         server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"),
         "unexpected URL from server.py: {}",

@@ -18,9 +18,7 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::client::{Client, ClientError, Retry, Step};
@@ -28,42 +26,19 @@ use mcp_runtime::schema::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ElicitValue, InputRequest,
 };
 use serde_json::{Value, json};
+use support::interop::{Harness, run_client};
 use support::peer::Listening;
-use support::process::{repo, run_bounded, set_up};
 
-/// Bound for `setup.sh` (downloads Node 22 and the SDK packages on a fresh machine).
-const SETUP_TIMEOUT: Duration = Duration::from_secs(900);
-/// Bound for one run of `client.mjs` against our server.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 /// Bound for one request of our client to the SDK server, input rounds included.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Where setup put Node 22 and the SDK (with copies of the scripts).
-struct Installed {
-    node: PathBuf,
-    dir: PathBuf,
-}
-
-/// Runs `setup.sh` once per test process.
-fn installed() -> &'static Installed {
-    static INSTALLED: OnceLock<Installed> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let dir = std::env::var_os("MCP_INTEROP_TYPESCRIPT_DIR")
-            .map_or_else(|| repo().join(".cache/interop/typescript"), PathBuf::from);
-        let mut command = Command::new("bash");
-        command
-            .arg(repo().join("tests/interop/typescript/setup.sh"))
-            .env("MCP_INTEROP_TYPESCRIPT_DIR", &dir);
-        let node = set_up(command, SETUP_TIMEOUT);
-        for script in ["client.mjs", "server.mjs"] {
-            assert!(
-                dir.join(script).is_file(),
-                "setup.sh left no {script} in {dir:?}"
-            );
-        }
-        Installed { node, dir }
-    })
-}
+/// `tests/interop/typescript/`: Node 22 and the SDK packages, with copies of
+/// the scripts next to their `node_modules`.
+static TYPESCRIPT: Harness = Harness::npm(
+    "typescript",
+    "MCP_INTEROP_TYPESCRIPT_DIR",
+    &["client.mjs", "server.mjs"],
+);
 
 // ---------------------------------------------------------------------------------------------
 // A: the TypeScript SDK client drives our interop-server
@@ -88,25 +63,10 @@ fn asked_of(section: &Value) -> Vec<(String, Vec<String>)> {
 
 #[test]
 fn typescript_client_drives_our_server_through_input_required_rounds() {
-    let installed = installed();
+    let mut client = TYPESCRIPT.command("client.mjs");
     let server = Listening::interop_server();
-
-    let mut client = Command::new(&installed.node);
-    client
-        .arg(installed.dir.join("client.mjs"))
-        .arg(&server.url)
-        .current_dir(&installed.dir);
-    let output = run_bounded(client, CLIENT_TIMEOUT);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "client.mjs failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}\nserver log:\n{}",
-        output.status,
-        server.logs()
-    );
-    let summary: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("client.mjs printed no JSON summary ({e}):\n{stdout}"));
+    client.arg(&server.url);
+    let (summary, _) = run_client("client.mjs", client, Some(&server));
 
     assert_eq!(summary["protocolVersion"], "2026-07-28", "{summary:#}");
 
@@ -155,12 +115,7 @@ fn typescript_client_drives_our_server_through_input_required_rounds() {
 
 /// Spawns `server.mjs` on a free port of 127.0.0.1.
 fn spawn_sdk_server() -> Listening {
-    let installed = installed();
-    let mut command = Command::new(&installed.node);
-    command
-        .arg(installed.dir.join("server.mjs"))
-        .current_dir(&installed.dir);
-    let server = Listening::spawn(command);
+    let server = Listening::spawn(TYPESCRIPT.command("server.mjs"));
     assert!(
         server.url.starts_with("http://127.0.0.1:"),
         "unexpected URL {}",

@@ -1,54 +1,44 @@
 //! What the tests in which a 2025-era SDK client (`tests/interop/python-v1/`,
 //! `tests/interop/typescript-v1/`) drives our `interop-server` share: running
-//! the client script and checking the JSON summary it prints.
+//! the client script over either transport and checking the JSON summary it
+//! prints.
 //!
 //! Both scripts print the same summary keys (see their header comments):
 //! `initialize`, `protocolVersion`, `listed`, `add`, `tool`, `prompt`,
 //! `declined`, `noElicitation`, `ping`, over HTTP `sessionEnd`, and
 //! `problems`, the mismatches the script itself found.
-#![allow(unreachable_pub)]
 
 use std::process::Command;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::process::run_bounded;
+use super::interop::{interop_server_bin, run_client};
+use super::peer::Listening;
 
 /// The versions a 2025-era session may be negotiated at.
 pub const LEGACY_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
-/// Bound for one run of a client script (which bounds itself at 60 s).
-pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The `interop-server` binary.
-pub fn interop_server() -> &'static str {
-    env!("CARGO_BIN_EXE_interop-server")
+/// Runs the client script `client` (named `what` in messages) against an
+/// `interop-server` of its own over streamable HTTP (`--url URL`) and checks
+/// its summary, the end of its session included.
+pub fn check_over_http(what: &str, mut client: Command) {
+    let server = Listening::interop_server();
+    client.args(["--url", &server.url]);
+    let (summary, context) = run_client(what, client, Some(&server));
+    assert_eq!(summary["transport"], "streamable-http", "{context}");
+    check_summary(&summary, &context);
+    check_session_end(&summary, &context);
 }
 
-/// Runs the client script `command` (bounded), asserts that it exited 0 and
-/// printed a JSON summary, and returns the summary with a description of the
-/// run (its output and `server_logs`) for assertion messages.
-pub fn run_client(
-    what: &str,
-    command: Command,
-    server_logs: &dyn Fn() -> String,
-) -> (Value, String) {
-    let output = run_bounded(command, CLIENT_TIMEOUT);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let context = format!(
-        "{what} stdout:\n{stdout}\n{what} stderr:\n{stderr}\ninterop-server stderr:\n{}",
-        server_logs()
-    );
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n{context}",
-        output.status
-    );
-    let summary: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{what} did not print a JSON summary ({e}):\n{context}"));
-    (summary, context)
+/// Runs the client script `client` (named `what` in messages) over stdio
+/// (`--stdio -- interop-server --stdio`: the script spawns the server) and
+/// checks its summary.
+pub fn check_over_stdio(what: &str, mut client: Command) {
+    client.args(["--stdio", "--", interop_server_bin(), "--stdio"]);
+    // Over stdio the server's stderr is the client's: it is in the context.
+    let (summary, context) = run_client(what, client, None);
+    assert_eq!(summary["transport"], "stdio", "{context}");
+    check_summary(&summary, &context);
 }
 
 /// The facts every run must show, over either transport.

@@ -5,6 +5,11 @@
 //! Every wait is bounded by a generous timeout that fails the test with a clear
 //! message (including the server's stderr) instead of hanging. No assertion is
 //! about speed.
+//!
+//! Submodules: `peer` (an HTTP server process under test), `process` (bounded
+//! helper programs), and for the tests with other SDKs' peers `interop` (the
+//! `tests/interop/` harnesses) and `legacy_clients` (the 2025-era clients'
+//! summary checks).
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::HashMap;
@@ -18,6 +23,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod interop;
+pub mod legacy_clients;
 pub mod peer;
 pub mod process;
 

@@ -53,7 +53,7 @@ impl Listening {
     /// `interop-server --listen 127.0.0.1:0`, the server the peer SDKs'
     /// clients drive.
     pub fn interop_server() -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_interop-server"));
+        let mut command = Command::new(super::interop::interop_server_bin());
         command.args(["--listen", "127.0.0.1:0"]);
         let server = Self::spawn(command);
         assert!(

