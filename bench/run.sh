@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Load benchmark: our conformance server against the practical limit (a bare
 # axum handler, bench/peers) and the official Rust SDK (rmcp, bench/peers),
-# over streamable HTTP on loopback, for two workloads (a plain tools/call;
-# the two-round input-required flow) at several concurrencies. Each cell
+# over streamable HTTP on loopback, for three workloads (a plain tools/call;
+# the two-round input-required flow; the plain call as a 2025-era client
+# makes it, inside a session) at several concurrencies. Each cell
 # starts its server fresh on a free 127.0.0.1 port, drives it with
 # bench/loadgen (bounded in requests and time), reads its peak RSS, and
 # kills it; the servers of a cell run one after another, alternately.
@@ -15,7 +16,10 @@
 #   DURATION      most seconds measured per cell [5]
 #   WARMUP        seconds of unmeasured load before each cell [1]
 #   CONCURRENCY   connections, space-separated [1 16 64 256]
-#   WORKLOADS     plain and/or two-round [plain two-round]
+#   WORKLOADS     any of plain, two-round and legacy-plain (a 2025-era
+#                 session per connection; run against ours and its
+#                 variants only: limit and rmcp open no sessions)
+#                 [plain two-round legacy-plain]
 #   SERVERS       any of ours limit rmcp, and ours-single-use (--single-use),
 #                 ours-redis (--redis, against a redis-server this script
 #                 starts on a free loopback port) and baseline (the
@@ -35,7 +39,7 @@ REQUESTS=${REQUESTS:-100000}
 DURATION=${DURATION:-5}
 WARMUP=${WARMUP:-1}
 CONCURRENCY=${CONCURRENCY:-1 16 64 256}
-WORKLOADS=${WORKLOADS:-plain two-round}
+WORKLOADS=${WORKLOADS:-plain two-round legacy-plain}
 SERVERS=${SERVERS:-ours limit rmcp}
 ROUNDS=${ROUNDS:-1}
 PIN=${PIN:-1}
@@ -80,6 +84,16 @@ command_of() {
         limit) echo "$PEERS/limit-server --listen 127.0.0.1:0" ;;
         rmcp) echo "$PEERS/rmcp-server --listen 127.0.0.1:0" ;;
         *) echo "unknown server $1" >&2; return 1 ;;
+    esac
+}
+
+# Whether server $1 serves workload $2: the peers answer initialize without
+# opening a session (limit with a tool result, rmcp statelessly), so they
+# have no 2025-era workload.
+serves() {
+    case "$2:$1" in
+        legacy-plain:limit | legacy-plain:rmcp) return 1 ;;
+        *) return 0 ;;
     esac
 }
 
@@ -147,6 +161,7 @@ for round in $(seq "$ROUNDS"); do
     for workload in $WORKLOADS; do
         for concurrency in $CONCURRENCY; do
             for server in $SERVERS; do
+                serves "$server" "$workload" || continue
                 start_server "$server"
                 echo "== round $round: $workload, $concurrency connections, $server" >&2
                 line=$("${loadgen_pin[@]}" "$LOADGEN" run --url "$url" --server "$server" \

@@ -1,7 +1,8 @@
 //! The load itself: `concurrency` keep-alive HTTP/1.1 connections, each
 //! driven by one task that sends its requests one after another. Every run
 //! is bounded by a request budget and a deadline, and each request by a
-//! timeout.
+//! timeout. For a 2025-era workload each connection first opens a session
+//! of its own (before the clock starts) and ends it with `DELETE` after.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,13 +43,20 @@ pub(crate) enum Workload {
         /// The answer sent under `key` (an `ElicitResult`).
         answer: Value,
     },
+    /// A 2025-era client: one `tools/call` of a tool that completes at
+    /// once, inside the connection's session (`MCP-Session-Id`,
+    /// `MCP-Protocol-Version`, no `_meta`), answered in the 2025 shape.
+    LegacyPlain {
+        /// The tool's name.
+        tool: String,
+    },
 }
 
 impl Workload {
     /// The HTTP requests one unit sends.
     fn requests_per_unit(&self) -> u64 {
         match self {
-            Self::Plain { .. } => 1,
+            Self::Plain { .. } | Self::LegacyPlain { .. } => 1,
             Self::TwoRound { .. } => 2,
         }
     }
@@ -58,7 +66,13 @@ impl Workload {
         match self {
             Self::Plain { .. } => "plain",
             Self::TwoRound { .. } => "two-round",
+            Self::LegacyPlain { .. } => "legacy-plain",
         }
+    }
+
+    /// Whether each connection works inside a 2025-era session.
+    fn in_session(&self) -> bool {
+        matches!(self, Self::LegacyPlain { .. })
     }
 }
 
@@ -147,7 +161,9 @@ async fn connect(target: &Target) -> Result<SendRequest<Full<Bytes>>, Failure> {
 
 /// Opens a connection, trying up to [`CONNECT_ATTEMPTS`] times 100 ms
 /// apart (a server that has just started may refuse one now and then).
-async fn connect_patiently(target: &Target) -> Result<SendRequest<Full<Bytes>>, Failure> {
+pub(crate) async fn connect_patiently(
+    target: &Target,
+) -> Result<SendRequest<Full<Bytes>>, Failure> {
     let mut attempt = 1;
     loop {
         match connect(target).await {
@@ -161,24 +177,67 @@ async fn connect_patiently(target: &Target) -> Result<SendRequest<Full<Bytes>>, 
     }
 }
 
-/// Sends one `tools/call` and returns the JSON-RPC response to it.
-async fn send(
+/// How a message is framed on HTTP.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Framing<'a> {
+    /// A 2026-07-28 request: `MCP-Protocol-Version`, `Mcp-Method` and
+    /// `Mcp-Name` (the tool).
+    Modern {
+        /// The tool called.
+        tool: &'a str,
+    },
+    /// A 2025-era message: `MCP-Session-Id` and `MCP-Protocol-Version`
+    /// once a session is open; neither for `initialize`.
+    Legacy {
+        /// The session's id.
+        session: Option<&'a str>,
+    },
+}
+
+/// An HTTP answer, read whole.
+struct Answer {
+    status: u16,
+    content_type: String,
+    /// The `MCP-Session-Id` header, if any.
+    session: Option<String>,
+    body: Bytes,
+}
+
+/// Sends one HTTP request (`POST` with `body`, or `DELETE` without) framed
+/// as `framing` says, and reads the whole answer within `timeout`.
+async fn exchange(
     sender: &mut SendRequest<Full<Bytes>>,
-    shared: &Shared,
-    id: u64,
-    tool: &str,
-    body: Vec<u8>,
-) -> Result<Value, Failure> {
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri(shared.target.path.as_str())
-        .header(HOST, shared.target.authority.as_str())
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, wire::ACCEPT)
-        .header("mcp-protocol-version", wire::PROTOCOL_VERSION)
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .body(Full::new(Bytes::from(body)))
+    target: &Target,
+    timeout: Duration,
+    framing: Framing<'_>,
+    body: Option<Vec<u8>>,
+) -> Result<Answer, Failure> {
+    let method = if body.is_some() {
+        Method::POST
+    } else {
+        Method::DELETE
+    };
+    let mut request = Request::builder()
+        .method(method)
+        .uri(target.path.as_str())
+        .header(HOST, target.authority.as_str());
+    if body.is_some() {
+        request = request
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, wire::ACCEPT);
+    }
+    request = match framing {
+        Framing::Modern { tool } => request
+            .header("mcp-protocol-version", wire::PROTOCOL_VERSION)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool),
+        Framing::Legacy { session: Some(id) } => request
+            .header(wire::SESSION_ID, id)
+            .header("mcp-protocol-version", wire::LEGACY_PROTOCOL_VERSION),
+        Framing::Legacy { session: None } => request,
+    };
+    let request = request
+        .body(Full::new(body.map(Bytes::from).unwrap_or_default()))
         .map_err(|e| Failure::Transport(format!("request: {e}")))?;
     let exchange = async {
         sender
@@ -189,28 +248,114 @@ async fn send(
             .send_request(request)
             .await
             .map_err(|e| Failure::Transport(format!("send: {e}")))?;
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
         let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let content_type = header(CONTENT_TYPE.as_str()).unwrap_or_default();
+        let session = header(wire::SESSION_ID);
         let body = response
             .into_body()
             .collect()
             .await
             .map_err(|e| Failure::Transport(format!("body: {e}")))?
             .to_bytes();
-        Ok::<_, Failure>((status, content_type, body))
+        Ok::<_, Failure>(Answer {
+            status,
+            content_type,
+            session,
+            body,
+        })
     };
-    let (status, content_type, body) = tokio::time::timeout(shared.plan.timeout, exchange)
+    tokio::time::timeout(timeout, exchange)
         .await
-        .map_err(|_| Failure::Transport("timed out".to_owned()))??;
-    if status != 200 {
-        return Err(Failure::Status(status));
+        .map_err(|_| Failure::Transport("timed out".to_owned()))?
+}
+
+/// Sends one request and returns the JSON-RPC response to it (HTTP 200),
+/// with the answer's `MCP-Session-Id`, if any.
+pub(crate) async fn call(
+    sender: &mut SendRequest<Full<Bytes>>,
+    target: &Target,
+    timeout: Duration,
+    framing: Framing<'_>,
+    id: u64,
+    body: Vec<u8>,
+) -> Result<(Value, Option<String>), Failure> {
+    let answer = exchange(sender, target, timeout, framing, Some(body)).await?;
+    if answer.status != 200 {
+        return Err(Failure::Status(answer.status));
     }
-    wire::response_message(&content_type, &body, id).ok_or(Failure::NoResponse)
+    let message = wire::response_message(&answer.content_type, &answer.body, id)
+        .ok_or(Failure::NoResponse)?;
+    Ok((message, answer.session))
+}
+
+/// Sends one 2026-07-28 `tools/call` and returns the JSON-RPC response to it.
+async fn send(
+    sender: &mut SendRequest<Full<Bytes>>,
+    shared: &Shared,
+    id: u64,
+    tool: &str,
+    body: Vec<u8>,
+) -> Result<Value, Failure> {
+    let framing = Framing::Modern { tool };
+    call(
+        sender,
+        &shared.target,
+        shared.plan.timeout,
+        framing,
+        id,
+        body,
+    )
+    .await
+    .map(|(message, _)| message)
+}
+
+/// Opens a 2025-era session: `initialize` (request `id`), whose answer
+/// must name the session in `MCP-Session-Id` and agree on
+/// [`wire::LEGACY_PROTOCOL_VERSION`], then `notifications/initialized`,
+/// which must be accepted with 202. Returns the session's id.
+pub(crate) async fn open_session(
+    sender: &mut SendRequest<Full<Bytes>>,
+    target: &Target,
+    timeout: Duration,
+    id: u64,
+) -> Result<String, Failure> {
+    let framing = Framing::Legacy { session: None };
+    let (message, session) =
+        call(sender, target, timeout, framing, id, wire::initialize(id)).await?;
+    wire::expect_initialize(&message)?;
+    let session = session.ok_or(Failure::Unexpected("initialize opened no MCP-Session-Id"))?;
+    let framing = Framing::Legacy {
+        session: Some(&session),
+    };
+    let answer = exchange(sender, target, timeout, framing, Some(wire::initialized())).await?;
+    if answer.status != 202 {
+        return Err(Failure::Status(answer.status));
+    }
+    Ok(session)
+}
+
+/// Ends a 2025-era session with `DELETE`, which must answer 200.
+pub(crate) async fn close_session(
+    sender: &mut SendRequest<Full<Bytes>>,
+    target: &Target,
+    timeout: Duration,
+    session: &str,
+) -> Result<(), Failure> {
+    let framing = Framing::Legacy {
+        session: Some(session),
+    };
+    let answer = exchange(sender, target, timeout, framing, None).await?;
+    match answer.status {
+        200 => Ok(()),
+        status => Err(Failure::Status(status)),
+    }
 }
 
 impl Tally {
@@ -236,11 +381,14 @@ impl Tally {
 }
 
 /// One connection's loop: units of work until the budget or the deadline
-/// runs out. A failed connection is reopened once per unit.
+/// runs out. A failed connection is reopened once per unit. The session,
+/// if the workload has one, is ended at the end (a failure to end it
+/// counts as one error).
 async fn worker(
     shared: Arc<Shared>,
     mut sender: SendRequest<Full<Bytes>>,
     worker: u64,
+    session: Option<String>,
     latency_us: Histogram<u64>,
 ) -> Tally {
     let mut tally = Tally {
@@ -313,6 +461,44 @@ async fn worker(
                     Err(failure) => tally.fail(u64::from(measured), failure),
                 }
             }
+            Workload::LegacyPlain { tool } => {
+                next_id += 1;
+                let started = Instant::now();
+                let framing = Framing::Legacy {
+                    session: session.as_deref(),
+                };
+                let body = wire::legacy_tools_call(next_id, tool);
+                match call(
+                    &mut sender,
+                    &shared.target,
+                    shared.plan.timeout,
+                    framing,
+                    next_id,
+                    body,
+                )
+                .await
+                .and_then(|(message, _)| wire::expect_legacy_complete(&message))
+                {
+                    Ok(()) => tally.record(started, measured),
+                    Err(failure) => tally.fail(u64::from(measured), failure),
+                }
+            }
+        }
+    }
+    if let Some(session) = &session {
+        if sender.is_closed() {
+            match connect(&shared.target).await {
+                Ok(fresh) => sender = fresh,
+                Err(failure) => {
+                    tally.fail(1, failure);
+                    return tally;
+                }
+            }
+        }
+        if let Err(failure) =
+            close_session(&mut sender, &shared.target, shared.plan.timeout, session).await
+        {
+            tally.fail(1, failure);
         }
     }
     tally
@@ -323,13 +509,22 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
     if plan.concurrency == 0 {
         return Err("the concurrency must be at least 1".to_owned());
     }
-    // All connections are open before the clock starts.
+    // All connections (and their sessions) are open before the clock starts.
     let mut workers = Vec::with_capacity(plan.concurrency);
     for index in 0..plan.concurrency {
-        let sender = connect_patiently(&target)
+        let mut sender = connect_patiently(&target)
             .await
             .map_err(|e| format!("cannot open connection {index} to {}: {e}", target.addr))?;
-        workers.push((sender, histogram()?));
+        let session = if workload.in_session() {
+            let id = (index as u64) << 32;
+            let session = open_session(&mut sender, &target, plan.timeout, id)
+                .await
+                .map_err(|e| format!("cannot open a session on connection {index}: {e}"))?;
+            Some(session)
+        } else {
+            None
+        };
+        workers.push((sender, session, histogram()?));
     }
     let start = Instant::now();
     let measure_from = start + plan.warmup;
@@ -344,8 +539,8 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
     let tasks: Vec<_> = workers
         .into_iter()
         .zip(0u64..)
-        .map(|((sender, latency), index)| {
-            tokio::spawn(worker(Arc::clone(&shared), sender, index, latency))
+        .map(|((sender, session, latency), index)| {
+            tokio::spawn(worker(Arc::clone(&shared), sender, index, session, latency))
         })
         .collect();
     let mut latency_us = histogram()?;

@@ -1,12 +1,15 @@
-//! `mcp-loadgen`: drives an MCP 2026-07-28 server over streamable HTTP on
-//! this machine and reports requests/s, p50/p99 latency and the server's
-//! peak RSS.
+//! `mcp-loadgen`: drives an MCP server over streamable HTTP on this machine,
+//! as 2026-07-28 clients or as 2025-era clients in sessions, and reports
+//! requests/s, p50/p99 latency and the server's peak RSS; or measures the
+//! server's memory per idle 2025-era session.
 //!
 //! ```text
-//! mcp-loadgen run --url http://127.0.0.1:PORT/mcp --workload plain|two-round
+//! mcp-loadgen run --url http://127.0.0.1:PORT/mcp --workload plain|two-round|legacy-plain
 //!                 --concurrency N [--requests N] [--duration SECS] [--warmup SECS]
 //!                 [--timeout SECS] [--threads N] [--server NAME] [--server-pid PID]
 //!                 [--plain-tool NAME] [--flow-tool NAME] [--flow-key KEY] [--flow-answer JSON]
+//! mcp-loadgen sessions --url http://127.0.0.1:PORT/mcp --server-pid PID --count N
+//!                 [--connections N] [--timeout SECS] [--settle SECS] [--server NAME]
 //! mcp-loadgen report [--ours NAME] FILE...
 //! ```
 //!
@@ -16,7 +19,13 @@
 //! (default `test_input_required_result_request_state`) that must come back
 //! `input_required` with a `requestState` and an input request under
 //! `--flow-key` (default `confirm`), then the retry with `--flow-answer`
-//! under that key and the echoed state, which must complete. Answers may be
+//! under that key and the echoed state, which must complete; for
+//! `legacy-plain`, the call of `plain` as a 2025-era client makes it: each
+//! connection first opens a session (`initialize` at 2025-11-25, then
+//! `notifications/initialized`, answered 202; not measured), and each call
+//! carries `MCP-Session-Id` and `MCP-Protocol-Version` and no `_meta`, and
+//! must complete without `resultType`; each session ends with `DELETE`
+//! (200) after the run. Answers may be
 //! JSON or SSE. After `--warmup` seconds (default 1, not measured) it
 //! measures until `--requests` HTTP requests (default 20000) or
 //! `--duration` seconds (default 5) run out, whichever comes first, and
@@ -24,9 +33,15 @@
 //! server's VmHWM from `/proc/PID/status`. Only loopback addresses are
 //! accepted, and every bound has a ceiling.
 //!
+//! `sessions` opens `--count` 2025-era sessions (at most 100000) over
+//! `--connections` connections (default 8) and leaves them open, reading
+//! the server's `VmRSS` before, halfway and after, and prints one line with
+//! the bytes per idle session (see `idle.rs`).
+//!
 //! `report` reads result lines from files (or `-` for stdin) and prints
 //! the markdown tables (see `report.rs`).
 
+mod idle;
 mod load;
 mod report;
 mod target;
@@ -42,10 +57,12 @@ use crate::report::Cell;
 
 /// The command line, for errors.
 const USAGE: &str = "usage:
-  mcp-loadgen run --url http://127.0.0.1:PORT/mcp --workload plain|two-round --concurrency N
-                  [--requests N] [--duration SECS] [--warmup SECS] [--timeout SECS] [--threads N]
-                  [--server NAME] [--server-pid PID] [--plain-tool NAME] [--flow-tool NAME]
-                  [--flow-key KEY] [--flow-answer JSON]
+  mcp-loadgen run --url http://127.0.0.1:PORT/mcp --workload plain|two-round|legacy-plain
+                  --concurrency N [--requests N] [--duration SECS] [--warmup SECS]
+                  [--timeout SECS] [--threads N] [--server NAME] [--server-pid PID]
+                  [--plain-tool NAME] [--flow-tool NAME] [--flow-key KEY] [--flow-answer JSON]
+  mcp-loadgen sessions --url http://127.0.0.1:PORT/mcp --server-pid PID --count N
+                  [--connections N] [--timeout SECS] [--settle SECS] [--server NAME]
   mcp-loadgen report [--ours NAME] FILE...";
 
 /// The most connections a run may open.
@@ -54,6 +71,10 @@ const MAX_CONCURRENCY: usize = 4096;
 const MAX_REQUESTS: u64 = 100_000_000;
 /// The longest a run may measure, or warm up, in seconds.
 const MAX_SECONDS: f64 = 600.0;
+/// The most sessions `sessions` may open.
+const MAX_SESSIONS: usize = 100_000;
+/// The most connections `sessions` may open them over.
+const MAX_SESSION_CONNECTIONS: usize = 256;
 
 /// The options of `run`.
 struct RunOptions {
@@ -149,7 +170,12 @@ fn parse_run(args: &[String]) -> Result<RunOptions, String> {
             key: flow_key,
             answer: flow_answer,
         },
-        Some(other) => return Err(format!("--workload: {other:?} is not plain or two-round")),
+        Some("legacy-plain") => Workload::LegacyPlain { tool: plain_tool },
+        Some(other) => {
+            return Err(format!(
+                "--workload: {other:?} is not plain, two-round or legacy-plain"
+            ));
+        }
         None => return Err(format!("--workload is required\n{USAGE}")),
     };
     Ok(RunOptions {
@@ -175,11 +201,22 @@ fn peak_rss_kb(pid: u32) -> Option<u64> {
     vm_hwm_kb(&status)
 }
 
+/// The resident set now (`VmRSS`, KiB) of process `pid`.
+fn rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status_kb(&status, "VmRSS:")
+}
+
 /// `VmHWM` from the text of `/proc/PID/status`.
 fn vm_hwm_kb(status: &str) -> Option<u64> {
+    status_kb(status, "VmHWM:")
+}
+
+/// The `field` (with its colon) of `/proc/PID/status`, in KiB.
+fn status_kb(status: &str, field: &str) -> Option<u64> {
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| rest.trim().strip_suffix("kB"))
         .and_then(|kb| kb.trim().parse().ok())
 }
@@ -239,6 +276,71 @@ fn run(options: RunOptions) -> Result<(), String> {
     Ok(())
 }
 
+/// The options of `sessions`.
+struct SessionsOptions {
+    /// The endpoint, loopback only.
+    url: String,
+    /// The server's name in the result line.
+    server: String,
+    /// The server process, whose `VmRSS` is read.
+    server_pid: u32,
+    /// What to open, and how.
+    plan: idle::Plan,
+}
+
+/// Reads the options of `sessions`, checking every bound.
+fn parse_sessions(args: &[String]) -> Result<SessionsOptions, String> {
+    let mut url = None;
+    let mut server = "server".to_owned();
+    let mut server_pid = None;
+    let mut count_of_sessions = None;
+    let mut connections = 8;
+    let mut timeout = Duration::from_secs(10);
+    let mut settle = Duration::from_millis(500);
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let mut value = || {
+            args.next()
+                .map(String::as_str)
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--url" => url = Some(value()?.to_owned()),
+            "--server" => server = value()?.to_owned(),
+            "--server-pid" => server_pid = Some(count(flag, value()?, u32::MAX)?),
+            "--count" => count_of_sessions = Some(count(flag, value()?, MAX_SESSIONS)?),
+            "--connections" => connections = count(flag, value()?, MAX_SESSION_CONNECTIONS)?,
+            "--timeout" => timeout = seconds(flag, value()?, false)?,
+            "--settle" => settle = seconds(flag, value()?, true)?,
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    Ok(SessionsOptions {
+        url: url.ok_or_else(|| format!("--url is required\n{USAGE}"))?,
+        server,
+        server_pid: server_pid
+            .ok_or_else(|| format!("--server-pid is required (its VmRSS is read)\n{USAGE}"))?,
+        plan: idle::Plan {
+            count: count_of_sessions.ok_or_else(|| format!("--count is required\n{USAGE}"))?,
+            connections,
+            timeout,
+            settle,
+        },
+    })
+}
+
+/// `sessions`: measures, then prints the result line.
+fn sessions(options: SessionsOptions) -> Result<(), String> {
+    let runtime = runtime(1)?;
+    let pid = options.server_pid;
+    let readings = runtime.block_on(async {
+        let target = target::resolve(&options.url).await?;
+        idle::run(target, &options.plan, || rss_kb(pid)).await
+    })?;
+    println!("{}", readings.to_line(&options.server, &options.plan));
+    Ok(())
+}
+
 /// `report`: prints the markdown tables of the result lines in the files.
 fn report(args: &[String]) -> Result<(), String> {
     let mut ours = "ours".to_owned();
@@ -276,6 +378,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.split_first() {
         Some((command, rest)) if command == "run" => parse_run(rest).and_then(run),
+        Some((command, rest)) if command == "sessions" => parse_sessions(rest).and_then(sessions),
         Some((command, rest)) if command == "report" => report(rest),
         _ => Err(USAGE.to_owned()),
     };
@@ -327,8 +430,44 @@ mod tests {
         flow.extend(strings(&["--flow-key", "k"]));
         match parse_run(&flow).unwrap().workload {
             Workload::TwoRound { key, .. } => assert_eq!(key, "k"),
-            Workload::Plain { .. } => panic!("not the flow"),
+            _ => panic!("not the flow"),
         }
+        let legacy = strings(&[
+            "--url",
+            "u",
+            "--workload",
+            "legacy-plain",
+            "--concurrency",
+            "2",
+            "--plain-tool",
+            "t",
+        ]);
+        match parse_run(&legacy).unwrap().workload {
+            Workload::LegacyPlain { tool } => assert_eq!(tool, "t"),
+            _ => panic!("not legacy-plain"),
+        }
+        let other = strings(&["--url", "u", "--workload", "legacy", "--concurrency", "2"]);
+        assert!(parse_run(&other).is_err());
+    }
+
+    #[test]
+    fn sessions_options_are_bounded() {
+        let base = ["--url", "http://127.0.0.1:1/mcp", "--server-pid", "1"];
+        let parse = |extra: &[&str]| {
+            let mut args = strings(&base);
+            args.extend(strings(extra));
+            parse_sessions(&args)
+        };
+        let options = parse(&["--count", "5000"]).unwrap();
+        assert_eq!(options.plan.count, 5000);
+        assert_eq!(options.plan.connections, 8);
+        assert!(parse(&[]).is_err(), "the count is required");
+        assert!(parse(&["--count", "0"]).is_err());
+        assert!(parse(&["--count", "100001"]).is_err());
+        assert!(parse(&["--count", "10", "--connections", "257"]).is_err());
+        assert!(parse(&["--count", "10", "--settle", "0"]).is_ok());
+        let no_pid = strings(&["--url", "u", "--count", "10"]);
+        assert!(parse_sessions(&no_pid).is_err(), "the pid is required");
     }
 
     #[test]
@@ -336,7 +475,9 @@ mod tests {
         let status = "Name:\tserver\nVmPeak:\t  100 kB\nVmHWM:\t   12345 kB\nVmRSS:\t 999 kB\n";
         assert_eq!(vm_hwm_kb(status), Some(12345));
         assert_eq!(vm_hwm_kb("Name: x\n"), None);
-        // This process has one.
+        assert_eq!(status_kb(status, "VmRSS:"), Some(999));
+        // This process has them.
         assert!(peak_rss_kb(std::process::id()).is_some_and(|kb| kb > 0));
+        assert!(rss_kb(std::process::id()).is_some_and(|kb| kb > 0));
     }
 }

@@ -5,7 +5,8 @@
 //! `rps`, `p50_us`, `p99_us`, `max_us`, `rss_kb`). `report` reads such
 //! lines (other lines are ignored), takes the median of repeated cells,
 //! and prints the tables: every cell, the ratios of `ours` to each other
-//! server, and the targets of the [bench] issue.
+//! server, and the targets of the [bench] issue (and, when `legacy-plain`
+//! ran, the 2025-era call against the 2026-07-28 one).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -274,6 +275,16 @@ fn targets<'a>(
             }
         }
     }
+    for &c in concurrencies {
+        if let (Some(legacy), Some(modern)) = (get("legacy-plain", c, ours), get("plain", c, ours))
+        {
+            let r = legacy.rps / modern.rps.max(f64::MIN_POSITIVE);
+            line(format!(
+                "legacy-plain req/s >= 0.8x plain's ({ours}) at {c} connections: {r:.2}x, {}",
+                verdict(r >= 0.8)
+            ));
+        }
+    }
     for workload in workloads {
         if let Some(mine) = get(workload, 64, ours) {
             line(format!(
@@ -342,6 +353,7 @@ mod tests {
             cell("rmcp", "plain", 64, 300.0, 8000),
             cell("ours", "two-round", 64, 300.0, 6000),
             cell("limit", "two-round", 64, 1000.0, 1000),
+            cell("ours", "legacy-plain", 64, 540.0, 4000),
         ];
         let report = markdown(&cells, "ours");
         assert!(report.contains("| plain | 64 | ours | 600 | 2.000 | 4.000 | 10.0 | 0 | 1 |"));
@@ -358,6 +370,25 @@ mod tests {
         assert!(report.contains("two-round p99 < 5 ms at 64 connections: 6.000 ms, MISSED"));
         assert!(
             report.contains("plain peak RSS <= rmcp's at 64 connections: 10.00 vs 10.00 MiB, met")
+        );
+        assert!(
+            report.contains("| legacy-plain | 64 | ours | 540 |"),
+            "{report}"
+        );
+        assert!(report.contains("| legacy-plain | 64 | - | - | - | - | - | - |"));
+        assert!(
+            report.contains(
+                "legacy-plain req/s >= 0.8x plain's (ours) at 64 connections: 0.90x, met"
+            )
+        );
+        let slow = [
+            cell("ours", "plain", 1, 1000.0, 400),
+            cell("ours", "legacy-plain", 1, 700.0, 500),
+        ];
+        assert!(
+            markdown(&slow, "ours").contains(
+                "legacy-plain req/s >= 0.8x plain's (ours) at 1 connections: 0.70x, MISSED"
+            )
         );
     }
 }

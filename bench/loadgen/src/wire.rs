@@ -1,11 +1,20 @@
 //! What goes on the wire: the `tools/call` bodies and headers a 2026-07-28
-//! client sends, and the reading of the answers, as JSON or as an SSE
-//! stream whose `data:` lines carry the JSON-RPC messages.
+//! client sends, the messages of a 2025-era session (`initialize`,
+//! `notifications/initialized`, a `tools/call` without `_meta`, `ping`),
+//! and the reading of the answers, as JSON or as an SSE stream whose
+//! `data:` lines carry the JSON-RPC messages.
 
 use serde_json::{Map, Value, json};
 
 /// The protocol revision every request declares.
 pub(crate) const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The revision a 2025-era session asks for in `initialize`, and names in
+/// the `MCP-Protocol-Version` header of every later message.
+pub(crate) const LEGACY_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// The header that names a 2025-era session.
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
 
 /// The `Accept` header: a client takes JSON and SSE alike.
 pub(crate) const ACCEPT: &str = "application/json, text/event-stream";
@@ -33,6 +42,54 @@ pub(crate) fn tools_call(id: u64, tool: &str, retry: Option<(&Value, &str)>) -> 
     }
     let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
     message.to_string().into_bytes()
+}
+
+/// The `clientInfo` both eras send.
+fn client_info() -> Value {
+    json!({"name": "mcp-loadgen", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// The `initialize` request that opens a 2025-era session: no client
+/// capabilities.
+pub(crate) fn initialize(id: u64) -> Vec<u8> {
+    let message = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY_PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": client_info()
+        }
+    });
+    message.to_string().into_bytes()
+}
+
+/// The `notifications/initialized` a 2025-era client sends once
+/// `initialize` is answered.
+pub(crate) fn initialized() -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        .to_string()
+        .into_bytes()
+}
+
+/// The `tools/call` body a 2025-era client sends inside its session: the
+/// same tool and arguments as [`tools_call`], and no `_meta`.
+pub(crate) fn legacy_tools_call(id: u64, tool: &str) -> Vec<u8> {
+    let message = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": {}}
+    });
+    message.to_string().into_bytes()
+}
+
+/// A 2025-era `ping` (a session's cheapest request).
+pub(crate) fn ping(id: u64) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+        .to_string()
+        .into_bytes()
 }
 
 /// Why an answer does not count as a success.
@@ -146,6 +203,37 @@ pub(crate) fn expect_complete(message: &Value) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Checks a completed `tools/call` result in the 2025 shape: as
+/// [`expect_complete`], and without `resultType`, which 2026-07-28 added.
+pub(crate) fn expect_legacy_complete(message: &Value) -> Result<(), Failure> {
+    expect_complete(message)?;
+    if result_of(message)?.contains_key("resultType") {
+        return Err(Failure::Unexpected("a 2025-era result carries resultType"));
+    }
+    Ok(())
+}
+
+/// Checks the `initialize` result: the revision asked for, agreed.
+pub(crate) fn expect_initialize(message: &Value) -> Result<(), Failure> {
+    let result = result_of(message)?;
+    if result.get("protocolVersion").and_then(Value::as_str) != Some(LEGACY_PROTOCOL_VERSION) {
+        return Err(Failure::Unexpected(
+            "initialize did not agree on the revision asked for",
+        ));
+    }
+    if !result.get("capabilities").is_some_and(Value::is_object) {
+        return Err(Failure::Unexpected(
+            "initialize result without capabilities",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a `ping` result: an object, no error.
+pub(crate) fn expect_pong(message: &Value) -> Result<(), Failure> {
+    result_of(message).map(|_| ())
+}
+
 /// Checks an `input_required` result that asks under `key`, and returns
 /// its `requestState` to echo.
 pub(crate) fn expect_input_required(message: &Value, key: &str) -> Result<String, Failure> {
@@ -193,6 +281,25 @@ mod tests {
     }
 
     #[test]
+    fn session_messages_are_2025_shaped() {
+        let init: Value = serde_json::from_slice(&initialize(1)).unwrap();
+        assert_eq!(init["method"], "initialize");
+        assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
+        assert_eq!(init["params"]["capabilities"], json!({}));
+        assert_eq!(init["params"]["clientInfo"]["name"], "mcp-loadgen");
+        let note: Value = serde_json::from_slice(&initialized()).unwrap();
+        assert_eq!(note["method"], "notifications/initialized");
+        assert!(note.get("id").is_none());
+        let call: Value = serde_json::from_slice(&legacy_tools_call(9, "t")).unwrap();
+        assert_eq!(call["id"], 9);
+        assert_eq!(call["params"], json!({"name": "t", "arguments": {}}));
+        let modern: Value = serde_json::from_slice(&tools_call(9, "t", None)).unwrap();
+        assert_eq!(call["params"]["arguments"], modern["params"]["arguments"]);
+        let ping: Value = serde_json::from_slice(&ping(2)).unwrap();
+        assert_eq!(ping["method"], "ping");
+    }
+
+    #[test]
     fn json_and_sse_answers_are_read_alike() {
         let json_body = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#;
         let from_json = response_message("application/json", json_body, 3).unwrap();
@@ -232,5 +339,19 @@ mod tests {
         assert!(expect_input_required(&ask, "other").is_err());
         assert!(expect_input_required(&complete, "confirm").is_err());
         assert!(expect_complete(&ask).is_err());
+
+        assert_eq!(expect_legacy_complete(&legacy), Ok(()));
+        assert!(expect_legacy_complete(&complete).is_err());
+        assert!(expect_legacy_complete(&tool_error).is_err());
+        assert_eq!(expect_legacy_complete(&error), Err(Failure::Error(-32602)));
+        let agreed = json!({"id": 0, "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}
+        }});
+        assert_eq!(expect_initialize(&agreed), Ok(()));
+        let other =
+            json!({"id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}});
+        assert!(expect_initialize(&other).is_err());
+        assert_eq!(expect_pong(&json!({"id": 2, "result": {}})), Ok(()));
+        assert!(expect_pong(&error).is_err());
     }
 }
