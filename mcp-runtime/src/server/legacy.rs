@@ -9,13 +9,14 @@
 use std::time::Duration;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::methods::{self, Call};
 use super::registry::Registry;
 use super::{ReceiveContext, Session};
 use crate::BoxFuture;
 use crate::schema::{
-    InitializeRequestParams, InitializeResult, JsonObject, LoggingLevel, McpError, ProgressToken,
+    InitializeRequestParams, JsonKey, InitializeResult, JsonObject, LoggingLevel, McpError, ProgressToken,
     RequestMeta, meta_keys, negotiate_legacy_version,
 };
 
@@ -265,22 +266,105 @@ fn uri_of(call: &Call) -> Result<String, McpError> {
 /// A result in its 2025 shape: without `resultType` and the caching fields
 /// (`ttlMs`, `cacheScope`) that 2026-07-28 added, and without
 /// `serverInfo` in `_meta` (a 2025-era client had it from `initialize`).
+///
+/// Only the top-level members are read, each value kept as the text it is:
+/// a result is scanned and copied once, not rebuilt as a tree.
 pub(crate) fn to_2025_shape(json: String) -> Result<String, McpError> {
-    let mut result: JsonObject = match serde_json::from_str(&json) {
-        Ok(result) => result,
+    let Ok(Members(members)) = serde_json::from_str::<Members<'_>>(&json) else {
         // Not an object (an extension's own result): nothing to remove.
-        Err(_) => return Ok(json),
+        return Ok(json);
     };
-    result.remove("resultType");
-    result.remove("ttlMs");
-    result.remove("cacheScope");
-    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-        meta.remove(meta_keys::SERVER_INFO);
-        if meta.is_empty() {
-            result.remove("_meta");
+    let mut shaped = String::with_capacity(json.len());
+    shaped.push('{');
+    for (key, value) in &members {
+        let meta;
+        let value = match &*key.0 {
+            "resultType" | "ttlMs" | "cacheScope" => continue,
+            "_meta" => match without_server_info(value.get()) {
+                Some(without) if without == "{}" => continue,
+                Some(without) => {
+                    meta = without;
+                    meta.as_str()
+                }
+                None => value.get(),
+            },
+            _ => value.get(),
+        };
+        if shaped.len() > 1 {
+            shaped.push(',');
+        }
+        push_key(&mut shaped, key)?;
+        shaped.push(':');
+        shaped.push_str(value);
+    }
+    shaped.push('}');
+    Ok(shaped)
+}
+
+/// A `_meta` object's text without `serverInfo`; `None` when it is not an
+/// object (then it stays as it is).
+fn without_server_info(meta: &str) -> Option<String> {
+    let Members(members) = serde_json::from_str(meta).ok()?;
+    let mut shaped = String::with_capacity(meta.len());
+    shaped.push('{');
+    for (key, value) in members
+        .iter()
+        .filter(|(key, _)| key.0 != meta_keys::SERVER_INFO)
+    {
+        if shaped.len() > 1 {
+            shaped.push(',');
+        }
+        push_key(&mut shaped, key).ok()?;
+        shaped.push(':');
+        shaped.push_str(value.get());
+    }
+    shaped.push('}');
+    Some(shaped)
+}
+
+/// Writes an object key: as it was in the text when it had no escapes,
+/// escaped again otherwise.
+fn push_key(out: &mut String, key: &JsonKey<'_>) -> Result<(), McpError> {
+    match &key.0 {
+        std::borrow::Cow::Borrowed(plain) => {
+            out.push('"');
+            out.push_str(plain);
+            out.push('"');
+        }
+        std::borrow::Cow::Owned(decoded) => {
+            let quoted = serde_json::to_string(decoded)
+                .map_err(|e| McpError::internal(format!("could not write a key: {e}")))?;
+            out.push_str(&quoted);
         }
     }
-    super::finish::serialise(&result)
+    Ok(())
+}
+
+/// The members of a JSON object in order, each value as its raw text.
+struct Members<'a>(Vec<(JsonKey<'a>, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(MembersVisitor)
+    }
+}
+
+struct MembersVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MembersVisitor {
+    type Value = Members<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+        let mut members = Vec::new();
+        while let Some(key) = map.next_key::<JsonKey<'de>>()? {
+            members.push((key, map.next_value::<&'de RawValue>()?));
+        }
+        Ok(Members(members))
+    }
 }
 
 #[cfg(test)]
@@ -296,6 +380,20 @@ mod tests {
             to_2025_shape(kept.to_owned()).unwrap(),
             r#"{"_meta":{"mine":1},"content":[]}"#
         );
+    }
+
+    #[test]
+    fn shaping_keeps_every_other_member_as_written() {
+        let json = r#"{"content":[{"type":"text","text":"a\"b"}],"resultType":"complete","isError":false,"k\u00e9y":1,"_meta":{"x":{"y":[1,2]}}}"#;
+        let shaped = to_2025_shape(json.to_owned()).unwrap();
+        assert_eq!(
+            shaped,
+            "{\"content\":[{\"type\":\"text\",\"text\":\"a\\\"b\"}],\"isError\":false,\"k\u{e9}y\":1,\"_meta\":{\"x\":{\"y\":[1,2]}}}"
+        );
+        let reparsed: serde_json::Value = serde_json::from_str(&shaped).unwrap();
+        assert_eq!(reparsed["k\u{e9}y"], 1);
+        assert_eq!(to_2025_shape("[1]".to_owned()).unwrap(), "[1]");
+        assert_eq!(to_2025_shape("{}".to_owned()).unwrap(), "{}");
     }
 
     #[test]
