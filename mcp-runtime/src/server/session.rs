@@ -45,11 +45,19 @@ struct Inner {
     client_info: Option<Implementation>,
     state: Mutex<State>,
     next_question: AtomicI64,
-    /// How many questions await the client's answer (watched by stdio,
-    /// whose reading must not stall while they do).
-    awaiting: watch::Sender<usize>,
-    /// `true` once the session has ended.
-    ended: watch::Sender<bool>,
+    /// What others wait for: the session's end, and questions awaiting the
+    /// client's answer (stdio's reading must not stall while there are).
+    signals: watch::Sender<Signals>,
+}
+
+/// What can be waited for in a session (one channel: it is most of an idle
+/// session's memory).
+#[derive(Debug, Clone, Copy, Default)]
+struct Signals {
+    /// Questions awaiting the client's answer.
+    awaiting: usize,
+    /// The session has ended.
+    ended: bool,
 }
 
 #[derive(Default)]
@@ -106,8 +114,7 @@ impl Session {
                 client_info,
                 state: Mutex::new(State::default()),
                 next_question: AtomicI64::new(1),
-                awaiting: watch::channel(0).0,
-                ended: watch::channel(false).0,
+                signals: watch::channel(Signals::default()).0,
             }),
         }
     }
@@ -228,33 +235,33 @@ impl Session {
     /// Ends the session: every open question fails, every stream of the
     /// session closes. Idempotent.
     pub fn end(&self) {
-        self.inner.ended.send_replace(true);
+        self.inner.signals.send_modify(|s| s.ended = true);
         let pending = std::mem::take(&mut self.lock().pending);
         drop(pending);
-        self.inner.awaiting.send_replace(0);
+        self.inner.signals.send_modify(|s| s.awaiting = 0);
     }
 
     /// Whether the session has ended.
     pub fn is_ended(&self) -> bool {
-        *self.inner.ended.borrow()
+        self.inner.signals.borrow().ended
     }
 
     /// Completes once the session has ended.
     pub async fn ended(&self) {
-        let mut ended = self.inner.ended.subscribe();
+        let mut signals = self.inner.signals.subscribe();
         // Err: the sender lives as long as `self`; treat it as ended.
-        let _ = ended.wait_for(|ended| *ended).await;
+        let _ = signals.wait_for(|s| s.ended).await;
     }
 
     /// How many of the server's questions await the client's answer.
     pub fn awaiting_client(&self) -> usize {
-        *self.inner.awaiting.borrow()
+        self.inner.signals.borrow().awaiting
     }
 
     /// Completes once at least one question awaits the client's answer.
     pub async fn until_awaiting_client(&self) {
-        let mut awaiting = self.inner.awaiting.subscribe();
-        let _ = awaiting.wait_for(|n| *n > 0).await;
+        let mut signals = self.inner.signals.subscribe();
+        let _ = signals.wait_for(|s| s.awaiting > 0).await;
     }
 
     /// Opens a question: its id, the receiver of the answer, and a guard
@@ -272,7 +279,8 @@ impl Session {
                 return Err(Unanswered::TooMany);
             }
             state.pending.insert(id.clone(), tx);
-            self.inner.awaiting.send_replace(state.pending.len());
+            let awaiting = state.pending.len();
+            self.inner.signals.send_modify(|s| s.awaiting = awaiting);
         }
         Ok(Question {
             session: self.clone(),
@@ -284,7 +292,8 @@ impl Session {
     fn close_question(&self, id: &RequestId) {
         let mut state = self.lock();
         state.pending.remove(id);
-        self.inner.awaiting.send_replace(state.pending.len());
+        let awaiting = state.pending.len();
+        self.inner.signals.send_modify(|s| s.awaiting = awaiting);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
