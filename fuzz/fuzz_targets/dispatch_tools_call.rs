@@ -1,6 +1,7 @@
 //! `tools/call` params with arbitrary `inputResponses` and `requestState`
 //! (and arbitrary whole messages) go through the real dispatch path of a
-//! server with a signer and a replay guard: an answer, never a panic.
+//! server with a signer and a replay guard, as 2026-07-28 requests and as
+//! messages of a 2025-era session: an answer, never a panic.
 
 #![no_main]
 
@@ -12,8 +13,8 @@ use mcp_runtime::schema::{
     InputRequest, JsonObject, McpError, Tool,
 };
 use mcp_runtime::BoxFuture;
-use mcp_runtime::server::{Ask, Context, Incoming, Notifier, Outcome, ReceiveContext, Server, ToolHandler,
-    TransportKind, parse_message,
+use mcp_runtime::server::{Ask, Context, Incoming, Notifier, Outcome, ReceiveContext, Server, Session,
+    ToolHandler, TransportKind, parse_message,
 };
 use mcp_runtime::state::{InMemoryReplayGuard, RequestStateSigner};
 use serde_json::{Value, json};
@@ -42,9 +43,16 @@ impl ToolHandler for Confirm {
     }
 }
 
-fn server() -> &'static (Server, tokio::runtime::Runtime) {
-    static SERVER: OnceLock<(Server, tokio::runtime::Runtime)> = OnceLock::new();
-    SERVER.get_or_init(|| {
+struct Fixture {
+    server: Server,
+    runtime: tokio::runtime::Runtime,
+    /// A 2025-era session of a client that can answer forms.
+    session: Session,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
         let signer = RequestStateSigner::new([9u8; 32]).unwrap_or_else(|e| unreachable!("{e}"));
         let server = Server::builder("fuzz", "0")
             .tool(Confirm)
@@ -53,32 +61,57 @@ fn server() -> &'static (Server, tokio::runtime::Runtime) {
             .build()
             .unwrap_or_else(|e| unreachable!("{e}"));
         let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
             .build()
             .unwrap_or_else(|e| unreachable!("{e}"));
-        (server, runtime)
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "fuzz", "version": "0"}}});
+        let Ok(Incoming::Request(request)) = parse_message(initialize.to_string().as_bytes()) else {
+            unreachable!("initialize parses")
+        };
+        let opened = runtime.block_on(server.handle_request(
+            request,
+            ReceiveContext::new(TransportKind::InProcess),
+            Notifier::disabled(),
+        ));
+        let session = opened.opened_session().cloned().unwrap_or_else(|| unreachable!("a session"));
+        Fixture { server, runtime, session }
     })
 }
 
-fn dispatch(server: &Server, runtime: &tokio::runtime::Runtime, bytes: &[u8]) {
+fn dispatch(fixture: &Fixture, session: Option<&Session>, bytes: &[u8]) {
     match parse_message(bytes) {
         Ok(Incoming::Request(request)) => {
-            let response = runtime.block_on(server.handle_request(
+            let mut receive = ReceiveContext::new(TransportKind::InProcess);
+            receive.session = session.cloned();
+            let response = fixture.runtime.block_on(fixture.server.handle_request(
                 request,
-                ReceiveContext::new(TransportKind::InProcess),
+                receive,
                 Notifier::disabled(),
             ));
             let json = response.to_json();
             assert!(serde_json::from_str::<Value>(&json).is_ok(), "invalid JSON out: {json}");
         }
-        Ok(Incoming::Notification { .. }) => {}
+        Ok(Incoming::Notification { method, .. }) => {
+            if let Some(session) = session {
+                fixture.server.handle_notification(&method, session);
+            }
+        }
+        Ok(Incoming::Response(response)) => {
+            if let Some(session) = session {
+                let _ = session.deliver(response);
+            }
+        }
         Err(response) => assert!(response.error_value().is_some()),
     }
 }
 
 fuzz_target!(|data: &[u8]| {
-    let (server, runtime) = server();
-    // As a whole message.
-    dispatch(server, runtime, data);
+    let fixture = fixture();
+    // As a whole message, of a 2026-07-28 client and of a 2025-era session.
+    dispatch(fixture, None, data);
+    dispatch(fixture, Some(&fixture.session), data);
     // As the round-trip fields of a well-formed tools/call.
     let split = data.iter().position(|&b| b == 0xFF).unwrap_or(data.len());
     let state = String::from_utf8_lossy(&data[..split]).into_owned();
@@ -97,5 +130,5 @@ fuzz_target!(|data: &[u8]| {
             "requestState": state,
         }
     });
-    dispatch(server, runtime, message.to_string().as_bytes());
+    dispatch(fixture, None, message.to_string().as_bytes());
 });

@@ -71,14 +71,18 @@ fuzz_target!(|input: &[u8]| {
         let reading = read_half.read_to_end(&mut output);
         let _ = tokio::join!(writing, reading);
         let _ = tokio::time::timeout(Duration::from_secs(60), serving).await;
-        check(&output);
+        // A response to `HEAD` has a length and no body, so responses cannot
+        // be told apart by their lengths: where the input has a `HEAD`,
+        // only the first response is checked.
+        let has_head = input.split(|&b| b == b'\n').any(|line| line.starts_with(b"HEAD "));
+        check(&output, has_head);
     });
 });
 
 /// `output` is a sequence of HTTP/1.x responses, each with an expected
 /// status; those framed by `Content-Length` are followed one by one, and
 /// checking stops at the first one framed otherwise (an event stream).
-fn check(mut output: &[u8]) {
+fn check(mut output: &[u8], has_head: bool) {
     while !output.is_empty() {
         let Some(end) = output.windows(4).position(|w| w == b"\r\n\r\n") else {
             panic!("a truncated response head: {:?}", String::from_utf8_lossy(output));
@@ -103,6 +107,9 @@ fn check(mut output: &[u8]) {
                 .flatten()
         });
         let Some(length) = length else { return };
+        if has_head {
+            return;
+        }
         output = output.get(end + 4 + length..).unwrap_or_else(|| {
             panic!("a response shorter than its Content-Length: {head:?}")
         });
