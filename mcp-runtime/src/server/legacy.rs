@@ -16,8 +16,8 @@ use super::registry::Registry;
 use super::{ReceiveContext, Session};
 use crate::BoxFuture;
 use crate::schema::{
-    InitializeRequestParams, JsonKey, InitializeResult, JsonObject, LoggingLevel, McpError, ProgressToken,
-    RequestMeta, meta_keys, negotiate_legacy_version,
+    InitializeRequestParams, InitializeResult, JsonKey, JsonObject, LoggingLevel, McpError,
+    ProgressToken, RequestMeta, meta_keys, negotiate_legacy_version,
 };
 
 /// How a server treats 2025-era clients (those that open with `initialize`).
