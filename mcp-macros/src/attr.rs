@@ -4,7 +4,110 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
 use crate::ctxt::Ctxt;
+
+/// A value and the span of the key that set it, so a duplicate is reported
+/// at its second occurrence.
+pub(crate) struct Slot<T> {
+    name: &'static str,
+    value: Option<(T, Span)>,
+}
+
+impl<T> Slot<T> {
+    pub(crate) fn new(name: &'static str) -> Self {
+        Self { name, value: None }
+    }
+
+    pub(crate) fn set(&mut self, cx: &mut Ctxt, key: &syn::Path, value: T) {
+        if self.value.is_some() {
+            cx.error_spanned_by(key, format!("duplicate `{}` attribute", self.name));
+        } else {
+            self.value = Some((value, key.span()));
+        }
+    }
+
+    /// The key's name.
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+
+    pub(crate) fn get(&self) -> Option<&T> {
+        self.value.as_ref().map(|(v, _)| v)
+    }
+
+    pub(crate) fn span(&self) -> Option<Span> {
+        self.value.as_ref().map(|(_, s)| *s)
+    }
+}
+
+/// The doc comment of an item as written: one line per `///` line, the one
+/// space after `///` removed, blank lines at either end dropped; `None`
+/// when there is none. A `#[doc = include_str!("...")]` (or any other
+/// expression) makes it an expression that `concat!` joins at compile
+/// time.
+pub(crate) fn docs(attrs: &[syn::Attribute]) -> Option<Docs> {
+    let mut parts: Vec<DocPart> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        let syn::Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
+        match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => {
+                for line in s.value().lines() {
+                    let line = line.strip_prefix(' ').unwrap_or(line).trim_end();
+                    parts.push(DocPart::Line(line.to_owned()));
+                }
+            }
+            expr => parts.push(DocPart::Expr(quote!(#expr))),
+        }
+    }
+    let blank = |p: &DocPart| matches!(p, DocPart::Line(l) if l.is_empty());
+    while parts.first().is_some_and(blank) {
+        parts.remove(0);
+    }
+    while parts.last().is_some_and(blank) {
+        parts.pop();
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    if parts.iter().all(|p| matches!(p, DocPart::Line(_))) {
+        let lines: Vec<&str> = parts
+            .iter()
+            .filter_map(|p| match p {
+                DocPart::Line(l) => Some(l.as_str()),
+                DocPart::Expr(_) => None,
+            })
+            .collect();
+        return Some(Docs::Text(lines.join("\n")));
+    }
+    let pieces = parts.iter().enumerate().map(|(i, part)| {
+        let sep = (i > 0).then(|| quote!("\n",));
+        match part {
+            DocPart::Line(line) => quote!(#sep #line,),
+            DocPart::Expr(expr) => quote!(#sep #expr,),
+        }
+    });
+    Some(Docs::Expr(quote!(::core::concat!(#(#pieces)*))))
+}
+
+/// One piece of a doc comment.
+enum DocPart {
+    Line(String),
+    Expr(TokenStream),
+}
+
+/// A doc comment: its text, or an expression that yields it.
+pub(crate) enum Docs {
+    Text(String),
+    Expr(TokenStream),
+}
 
 /// The doc comment of an item, lines trimmed and joined by spaces; `None`
 /// when there is none. `#[doc = include_str!(..)]` is not expanded here.

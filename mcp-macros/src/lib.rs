@@ -10,6 +10,10 @@ mod attr;
 mod ctxt;
 mod form;
 mod handler;
+/// The naming rules the runtime applies too: one file, compiled into both.
+#[path = "../../mcp-runtime/src/rules.rs"]
+#[allow(dead_code)]
+mod rules;
 
 use proc_macro::TokenStream;
 

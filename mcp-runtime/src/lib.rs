@@ -39,6 +39,7 @@ pub mod transport;
 
 mod logged;
 mod receive_context;
+mod rules;
 
 #[doc(hidden)]
 pub mod __private;

@@ -1,40 +1,11 @@
 //! `#[elicit(...)]` on forms, their fields, choices and their variants.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
-use syn::spanned::Spanned;
 
+use crate::attr::Slot;
 use crate::ctxt::Ctxt;
-
-/// A value and the span of the key that set it, so a duplicate is reported
-/// at its second occurrence.
-pub(crate) struct Slot<T> {
-    name: &'static str,
-    value: Option<(T, Span)>,
-}
-
-impl<T> Slot<T> {
-    pub(crate) fn new(name: &'static str) -> Self {
-        Self { name, value: None }
-    }
-
-    fn set(&mut self, cx: &mut Ctxt, key: &syn::Path, value: T) {
-        if self.value.is_some() {
-            cx.error_spanned_by(key, format!("duplicate `{}` attribute", self.name));
-        } else {
-            self.value = Some((value, key.span()));
-        }
-    }
-
-    pub(crate) fn get(&self) -> Option<&T> {
-        self.value.as_ref().map(|(v, _)| v)
-    }
-
-    pub(crate) fn span(&self) -> Option<Span> {
-        self.value.as_ref().map(|(_, s)| *s)
-    }
-}
 
 /// `#[elicit(crate = "path")]` on the deriving type.
 pub(crate) struct ContainerAttrs {
@@ -106,7 +77,7 @@ fn parse_each(
     for attr in elicit_attrs(attrs) {
         let mut errors = Vec::new();
         let result = attr.parse_nested_meta(|meta| {
-            let mut local = Ctxt::default();
+            let mut local = Ctxt::new();
             match on_key(&mut local, &meta) {
                 Ok(()) => {}
                 Err(error) => {

@@ -24,7 +24,7 @@ fn derive<T>(
     expand: impl FnOnce(&TokenStream, T) -> TokenStream,
     stub: impl FnOnce(&TokenStream) -> TokenStream,
 ) -> TokenStream {
-    let mut cx = Ctxt::default();
+    let mut cx = Ctxt::new();
     let container = attr::container(&mut cx, &input.attrs);
     let rt = runtime_path(container.krate.get());
     let parsed = parse(&mut cx);

@@ -1,9 +1,13 @@
 //! The arguments of `#[tool(...)]`, `#[prompt(...)]` and `#[resource(...)]`.
+//!
+//! Every key is one row of [`KEYS`]: its name, the attributes it applies
+//! to, and how its value is read. Unknown keys, keys of another attribute
+//! and the "expected one of" lists all come from that table.
 
-use proc_macro2::Span;
 use syn::LitStr;
 use syn::meta::ParseNestedMeta;
 
+use crate::attr::Slot;
 use crate::ctxt::Ctxt;
 
 /// Which attribute this is.
@@ -22,52 +26,127 @@ impl Kind {
             Self::Resource => "resource",
         }
     }
-
-    fn keys(self) -> &'static str {
-        match self {
-            Self::Tool => {
-                "`name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, `open_world`, `crate`"
-            }
-            Self::Prompt => "`name`, `title`, `description`, `crate`",
-            Self::Resource => {
-                "`uri`, `uri_template`, `name`, `title`, `description`, `mime_type`, `crate`"
-            }
-        }
-    }
 }
 
-/// A string argument and where it was written.
-pub(crate) type Spanned = (String, Span);
-
-/// Everything the attribute said.
-#[derive(Default)]
+/// Everything the attribute said, each value with the span of its literal.
 pub(crate) struct HandlerAttrs {
-    pub(crate) name: Option<Spanned>,
-    pub(crate) title: Option<Spanned>,
-    pub(crate) description: Option<Spanned>,
-    pub(crate) read_only: Option<bool>,
-    pub(crate) destructive: Option<bool>,
-    pub(crate) idempotent: Option<bool>,
-    pub(crate) open_world: Option<bool>,
-    pub(crate) uri: Option<Spanned>,
-    pub(crate) uri_template: Option<Spanned>,
-    pub(crate) mime_type: Option<Spanned>,
-    pub(crate) krate: Option<syn::Path>,
+    pub(crate) name: Slot<LitStr>,
+    pub(crate) title: Slot<LitStr>,
+    pub(crate) description: Slot<LitStr>,
+    pub(crate) read_only: Slot<bool>,
+    pub(crate) destructive: Slot<bool>,
+    pub(crate) idempotent: Slot<bool>,
+    pub(crate) open_world: Slot<bool>,
+    pub(crate) uri: Slot<LitStr>,
+    pub(crate) uri_template: Slot<LitStr>,
+    pub(crate) mime_type: Slot<LitStr>,
+    pub(crate) krate: Slot<syn::Path>,
+}
+
+/// One key of the table.
+struct Key {
+    name: &'static str,
+    on: &'static [Kind],
+    read: fn(&mut HandlerAttrs, &mut Ctxt, &ParseNestedMeta<'_>) -> syn::Result<()>,
+}
+
+const ALL: &[Kind] = &[Kind::Tool, Kind::Prompt, Kind::Resource];
+const TOOL: &[Kind] = &[Kind::Tool];
+const RESOURCE: &[Kind] = &[Kind::Resource];
+
+/// The keys, in the order the "expected one of" lists name them.
+const KEYS: &[Key] = &[
+    Key {
+        name: "name",
+        on: ALL,
+        read: |a, cx, m| string(&mut a.name, cx, m),
+    },
+    Key {
+        name: "title",
+        on: ALL,
+        read: |a, cx, m| string(&mut a.title, cx, m),
+    },
+    Key {
+        name: "description",
+        on: ALL,
+        read: |a, cx, m| string(&mut a.description, cx, m),
+    },
+    Key {
+        name: "uri",
+        on: RESOURCE,
+        read: |a, cx, m| string(&mut a.uri, cx, m),
+    },
+    Key {
+        name: "uri_template",
+        on: RESOURCE,
+        read: |a, cx, m| string(&mut a.uri_template, cx, m),
+    },
+    Key {
+        name: "mime_type",
+        on: RESOURCE,
+        read: |a, cx, m| string(&mut a.mime_type, cx, m),
+    },
+    Key {
+        name: "read_only",
+        on: TOOL,
+        read: |a, cx, m| flag(&mut a.read_only, cx, m),
+    },
+    Key {
+        name: "destructive",
+        on: TOOL,
+        read: |a, cx, m| flag(&mut a.destructive, cx, m),
+    },
+    Key {
+        name: "idempotent",
+        on: TOOL,
+        read: |a, cx, m| flag(&mut a.idempotent, cx, m),
+    },
+    Key {
+        name: "open_world",
+        on: TOOL,
+        read: |a, cx, m| flag(&mut a.open_world, cx, m),
+    },
+    Key {
+        name: "crate",
+        on: ALL,
+        read: |a, cx, m| path(&mut a.krate, cx, m),
+    },
+];
+
+/// The keys of `kind`, as an "expected one of" list.
+fn expected(kind: Kind) -> String {
+    KEYS.iter()
+        .filter(|key| key.on.contains(&kind))
+        .map(|key| format!("`{}`", key.name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Parses the attribute's arguments, recording every problem in `cx`.
 pub(crate) fn parse(cx: &mut Ctxt, kind: Kind, args: proc_macro2::TokenStream) -> HandlerAttrs {
-    let mut attrs = HandlerAttrs::default();
+    let mut attrs = HandlerAttrs {
+        name: Slot::new("name"),
+        title: Slot::new("title"),
+        description: Slot::new("description"),
+        read_only: Slot::new("read_only"),
+        destructive: Slot::new("destructive"),
+        idempotent: Slot::new("idempotent"),
+        open_world: Slot::new("open_world"),
+        uri: Slot::new("uri"),
+        uri_template: Slot::new("uri_template"),
+        mime_type: Slot::new("mime_type"),
+        krate: Slot::new("crate"),
+    };
     let mut errors = Vec::new();
     let parser = syn::meta::parser(|meta| {
-        if let Err(error) = key(&mut attrs, kind, &meta) {
+        if let Err(error) = key(&mut attrs, cx, kind, &meta) {
             errors.push(error);
             crate::attr::skip_rest_of_key(meta.input);
         }
         Ok(())
     });
     if let Err(error) = syn::parse::Parser::parse2(parser, args) {
-        cx.syn_error(error);
+        errors.push(error);
     }
     for error in errors {
         cx.syn_error(error);
@@ -75,74 +154,47 @@ pub(crate) fn parse(cx: &mut Ctxt, kind: Kind, args: proc_macro2::TokenStream) -
     attrs
 }
 
-fn key(attrs: &mut HandlerAttrs, kind: Kind, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    let path = &meta.path;
-    let ident = path
+fn key(
+    attrs: &mut HandlerAttrs,
+    cx: &mut Ctxt,
+    kind: Kind,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<()> {
+    let ident = meta
+        .path
         .get_ident()
         .map(ToString::to_string)
         .unwrap_or_default();
-    let tool_only = matches!(
-        ident.as_str(),
-        "read_only" | "destructive" | "idempotent" | "open_world"
-    );
-    let resource_only = matches!(ident.as_str(), "uri" | "uri_template" | "mime_type");
-    if (tool_only && kind != Kind::Tool) || (resource_only && kind != Kind::Resource) {
-        return Err(meta.error(format!(
+    match KEYS.iter().find(|key| key.name == ident) {
+        Some(key) if key.on.contains(&kind) => (key.read)(attrs, cx, meta),
+        Some(_) => Err(meta.error(format!(
             "`{ident}` does not apply to `#[{}]`; expected one of: {}",
             kind.name(),
-            kind.keys()
-        )));
-    }
-    match ident.as_str() {
-        "name" => set_str(&mut attrs.name, meta, "name"),
-        "title" => set_str(&mut attrs.title, meta, "title"),
-        "description" => set_str(&mut attrs.description, meta, "description"),
-        "uri" => set_str(&mut attrs.uri, meta, "uri"),
-        "uri_template" => set_str(&mut attrs.uri_template, meta, "uri_template"),
-        "mime_type" => set_str(&mut attrs.mime_type, meta, "mime_type"),
-        "read_only" => set_flag(&mut attrs.read_only, meta, "read_only"),
-        "destructive" => set_flag(&mut attrs.destructive, meta, "destructive"),
-        "idempotent" => set_flag(&mut attrs.idempotent, meta, "idempotent"),
-        "open_world" => set_flag(&mut attrs.open_world, meta, "open_world"),
-        "crate" => {
-            if attrs.krate.is_some() {
-                return Err(meta.error("duplicate `crate` attribute"));
-            }
-            let lit: LitStr = meta.value()?.parse()?;
-            attrs.krate = Some(lit.parse().map_err(|_| {
-                syn::Error::new(
-                    lit.span(),
-                    "expected a path, like `crate = \"my_sdk::runtime\"`",
-                )
-            })?);
-            Ok(())
-        }
-        _ => Err(meta.error(format!(
+            expected(kind)
+        ))),
+        None => Err(meta.error(format!(
             "unknown `#[{}]` argument `{}`; expected one of: {}",
             kind.name(),
-            quote::ToTokens::to_token_stream(path),
-            kind.keys()
+            quote::ToTokens::to_token_stream(&meta.path),
+            expected(kind)
         ))),
     }
 }
 
-fn set_str(slot: &mut Option<Spanned>, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
-    if slot.is_some() {
-        return Err(meta.error(format!("duplicate `{key}` argument")));
-    }
+/// `key = "..."`.
+fn string(slot: &mut Slot<LitStr>, cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    let key = slot.name();
     let lit: LitStr = meta
         .value()?
         .parse()
         .map_err(|e| syn::Error::new(e.span(), format!("expected `{key} = \"...\"`")))?;
-    *slot = Some((lit.value(), lit.span()));
+    slot.set(cx, &meta.path, lit);
     Ok(())
 }
 
-/// `flag` or `flag = true|false`.
-fn set_flag(slot: &mut Option<bool>, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
-    if slot.is_some() {
-        return Err(meta.error(format!("duplicate `{key}` argument")));
-    }
+/// `key` or `key = true|false`.
+fn flag(slot: &mut Slot<bool>, cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    let key = slot.name();
     let value = if meta.input.peek(syn::Token![=]) {
         let lit: syn::LitBool = meta.value()?.parse().map_err(|e| {
             syn::Error::new(
@@ -154,6 +206,37 @@ fn set_flag(slot: &mut Option<bool>, meta: &ParseNestedMeta<'_>, key: &str) -> s
     } else {
         true
     };
-    *slot = Some(value);
+    slot.set(cx, &meta.path, value);
     Ok(())
+}
+
+/// `crate = "path"`.
+fn path(slot: &mut Slot<syn::Path>, cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    let lit: LitStr = meta.value()?.parse()?;
+    let path = lit.parse().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "expected a path, like `crate = \"my_sdk::runtime\"`",
+        )
+    })?;
+    slot.set(cx, &meta.path, path);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_names_are_unique_and_every_kind_has_keys() {
+        for (i, key) in KEYS.iter().enumerate() {
+            assert!(
+                KEYS[i + 1..].iter().all(|k| k.name != key.name),
+                "{}",
+                key.name
+            );
+        }
+        assert!(expected(Kind::Tool).contains("`read_only`"));
+        assert!(!expected(Kind::Prompt).contains("`uri`"));
+    }
 }

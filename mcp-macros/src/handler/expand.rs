@@ -1,109 +1,140 @@
 //! The code `#[tool]`, `#[prompt]` and `#[resource]` emit beside the
 //! user's function: a hidden handler type and its trait impl, reaching the
-//! runtime only through `__private`.
+//! runtime only through `__private`. One table ([`signature`]) gives each
+//! target's trait and method; the real impl and the stub emitted beside
+//! errors are both written from it.
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{Handler, Kind};
-use crate::attr::runtime_path;
+use super::model::{Handler, Target};
+use crate::attr::Docs;
+
+/// A target's handler trait and its one method.
+struct Signature {
+    /// The trait, e.g. `ToolHandler`.
+    trait_name: TokenStream,
+    /// What `descriptor` returns, e.g. `Tool`.
+    descriptor: TokenStream,
+    /// The method, e.g. `call`.
+    method: TokenStream,
+    /// The method's parameters after `&self`: a name and a type.
+    params: &'static [(&'static str, Param)],
+    /// The complete result, e.g. `CallToolResult`.
+    result: TokenStream,
+    /// How the parameters become the `CallParts` the handler's own
+    /// parameters are drawn from.
+    parts: TokenStream,
+}
+
+/// The type of a trait method's parameter.
+#[derive(Clone, Copy)]
+enum Param {
+    Object,
+    Strings,
+    Uri,
+    Context,
+}
+
+impl Param {
+    fn ty(self) -> TokenStream {
+        match self {
+            Self::Object => quote!(_mcp::JsonObject),
+            Self::Strings => quote!(_mcp::BTreeMap<_mcp::String, _mcp::String>),
+            Self::Uri => quote!(_mcp::String),
+            Self::Context => quote!(_mcp::Context),
+        }
+    }
+}
+
+fn signature(target: &Target) -> Signature {
+    match target {
+        Target::Tool(_) => Signature {
+            trait_name: quote!(ToolHandler),
+            descriptor: quote!(Tool),
+            method: quote!(call),
+            params: &[
+                ("__mcp_arguments", Param::Object),
+                ("__mcp_ctx", Param::Context),
+            ],
+            result: quote!(CallToolResult),
+            parts: quote!(_mcp::CallParts::new(__mcp_arguments, __mcp_ctx)),
+        },
+        Target::Prompt => Signature {
+            trait_name: quote!(PromptHandler),
+            descriptor: quote!(Prompt),
+            method: quote!(get),
+            params: &[
+                ("__mcp_arguments", Param::Strings),
+                ("__mcp_ctx", Param::Context),
+            ],
+            result: quote!(GetPromptResult),
+            parts: quote!(_mcp::CallParts::from_strings(__mcp_arguments, __mcp_ctx)),
+        },
+        Target::Resource { .. } => Signature {
+            trait_name: quote!(ResourceHandler),
+            descriptor: quote!(Resource),
+            method: quote!(read),
+            params: &[("__mcp_ctx", Param::Context)],
+            result: quote!(ReadResourceResult),
+            parts: quote!(_mcp::CallParts::new(_mcp::JsonObject::new(), __mcp_ctx)),
+        },
+        Target::ResourceTemplate { .. } => Signature {
+            trait_name: quote!(ResourceTemplateHandler),
+            descriptor: quote!(ResourceTemplate),
+            method: quote!(read),
+            params: &[
+                ("__mcp_uri", Param::Uri),
+                ("__mcp_variables", Param::Strings),
+                ("__mcp_ctx", Param::Context),
+            ],
+            result: quote!(ReadResourceResult),
+            parts: quote!(_mcp::CallParts::from_strings(__mcp_variables, __mcp_ctx)),
+        },
+    }
+}
+
+/// The method's signature; `named` says which parameters the body uses
+/// (the others are `_`).
+fn method_head(sig: &Signature, named: impl Fn(&str) -> bool) -> TokenStream {
+    let method = &sig.method;
+    let result = &sig.result;
+    let params = sig.params.iter().map(|(name, param)| {
+        let ty = param.ty();
+        if named(name) {
+            let name = format_ident!("{name}");
+            quote!(#name: #ty)
+        } else {
+            quote!(_: #ty)
+        }
+    });
+    quote! {
+        fn #method(&self, #(#params),*)
+            -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::#result>, _mcp::McpError>>
+    }
+}
 
 pub(crate) fn handler(h: &Handler<'_>) -> TokenStream {
     let func = h.func;
     let marker = marker(h);
-    let rt = runtime_path(h.attrs.krate.as_ref());
+    let rt = &h.runtime;
     let ident = &func.sig.ident;
+    let sig = signature(&h.target);
+    let trait_name = &sig.trait_name;
+    let descriptor_ty = &sig.descriptor;
     let descriptor = descriptor(h);
-    let body = call_body(h);
-    // The call's arguments and context are named only when a parameter
-    // draws on them; otherwise they are `_` and nothing unused is emitted.
+    // The call's parameters are named only when a handler parameter draws
+    // on them (the URI always feeds a template's result); otherwise they
+    // are `_` and nothing unused is emitted.
     let drawn = !h.params.is_empty();
-    let named = |name: &str| match drawn {
-        true => format_ident!("{name}").into_token_stream(),
-        false => quote!(_),
-    };
-    let (arguments, variables, ctx) = (
-        named("__mcp_arguments"),
-        named("__mcp_variables"),
-        named("__mcp_ctx"),
-    );
-    let parts = |init: TokenStream| drawn.then(|| quote!(let mut __mcp_parts = #init;));
-    let (trait_name, method) = match h.kind {
-        Kind::Tool => {
-            let parts = parts(quote!(_mcp::CallParts::new(__mcp_arguments, __mcp_ctx)));
-            (
-                quote!(ToolHandler),
-                quote! {
-                    fn call(
-                        &self,
-                        #arguments: _mcp::JsonObject,
-                        #ctx: _mcp::Context,
-                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>> {
-                        #parts
-                        #body
-                    }
-                },
-            )
-        }
-        Kind::Prompt => {
-            let parts = parts(quote!(_mcp::CallParts::from_strings(
-                __mcp_arguments,
-                __mcp_ctx
-            )));
-            (
-                quote!(PromptHandler),
-                quote! {
-                    fn get(
-                        &self,
-                        #arguments: _mcp::BTreeMap<_mcp::String, _mcp::String>,
-                        #ctx: _mcp::Context,
-                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::GetPromptResult>, _mcp::McpError>> {
-                        #parts
-                        #body
-                    }
-                },
-            )
-        }
-        Kind::Resource if h.attrs.uri_template.is_some() => {
-            let parts = parts(quote!(_mcp::CallParts::from_strings(
-                __mcp_variables,
-                __mcp_ctx
-            )));
-            (
-                quote!(ResourceTemplateHandler),
-                quote! {
-                    fn read(
-                        &self,
-                        __mcp_uri: _mcp::String,
-                        #variables: _mcp::BTreeMap<_mcp::String, _mcp::String>,
-                        #ctx: _mcp::Context,
-                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
-                        #parts
-                        #body
-                    }
-                },
-            )
-        }
-        Kind::Resource => {
-            let parts = parts(quote!(_mcp::CallParts::new(
-                _mcp::JsonObject::new(),
-                __mcp_ctx
-            )));
-            (
-                quote!(ResourceHandler),
-                quote! {
-                    fn read(
-                        &self,
-                        #ctx: _mcp::Context,
-                    ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
-                        #parts
-                        #body
-                    }
-                },
-            )
-        }
-    };
+    let head = method_head(&sig, |name| drawn || name == "__mcp_uri");
+    let parts = drawn.then(|| {
+        let init = &sig.parts;
+        quote!(let mut __mcp_parts = #init;)
+    });
+    let body = call_body(h);
+    let variables = template_check(h);
     quote! {
         #func
 
@@ -116,10 +147,17 @@ pub(crate) fn handler(h: &Handler<'_>) -> TokenStream {
 
             #[automatically_derived]
             impl _mcp::#trait_name for #ident {
-                fn descriptor(&self) -> _mcp::#descriptor
+                fn descriptor(&self) -> _mcp::#descriptor_ty {
+                    #descriptor
+                }
 
-                #method
+                #head {
+                    #parts
+                    #body
+                }
             }
+
+            #variables
         };
     }
 }
@@ -132,13 +170,8 @@ fn marker(h: &Handler<'_>) -> TokenStream {
     let ident = &h.func.sig.ident;
     let doc = format!(
         "The `#[{}]` handler of [`{ident}()`]: register it with `.{}({ident} {{}})`.",
-        h.kind.name(),
-        match h.kind {
-            Kind::Tool => "tool",
-            Kind::Prompt => "prompt",
-            Kind::Resource if h.attrs.uri_template.is_some() => "resource_template",
-            Kind::Resource => "resource",
-        }
+        h.target.attribute(),
+        h.target.register_with(),
     );
     // Spanned on the function's name, so "defined here" notes point there.
     quote_spanned! {ident.span()=>
@@ -163,18 +196,36 @@ fn opt_bool(value: Option<bool>) -> TokenStream {
     }
 }
 
-/// `Tool { ... }.build()` and friends: the return type and body of `descriptor`.
+/// A description as a `&'static str` expression.
+fn docs(docs: Option<&Docs>) -> TokenStream {
+    match docs {
+        Some(Docs::Text(text)) => quote!(#text),
+        Some(Docs::Expr(expr)) => expr.clone(),
+        None => quote!(""),
+    }
+}
+
+fn opt_docs(value: Option<&Docs>) -> TokenStream {
+    match value {
+        Some(_) => {
+            let text = docs(value);
+            quote!(_mcp::Option::Some(#text))
+        }
+        None => quote!(_mcp::Option::None),
+    }
+}
+
+/// `ToolSpec { ... }.build()` and friends: the body of `descriptor`.
 fn descriptor(h: &Handler<'_>) -> TokenStream {
     let name = &h.name;
     let title = opt_str(h.title.as_deref());
-    let inputs = h.params.iter().map(|p| {
-        let ty = p.ty;
-        quote_spanned!(ty.span()=> <#ty as _mcp::FromCall>::input_schema)
-    });
-    match h.kind {
-        Kind::Tool => {
-            let description = h.description.as_deref().unwrap_or_default();
-            let a = &h.attrs;
+    let inputs = h
+        .params
+        .iter()
+        .map(|ty| quote_spanned!(ty.span()=> <#ty as _mcp::FromCall>::input_schema));
+    match &h.target {
+        Target::Tool(a) => {
+            let description = docs(h.description.as_ref());
             let (read_only, destructive, idempotent, open_world) = (
                 opt_bool(a.read_only),
                 opt_bool(a.destructive),
@@ -188,58 +239,53 @@ fn descriptor(h: &Handler<'_>) -> TokenStream {
                 None => quote!(|| _mcp::Option::None),
             };
             quote! {
-                Tool {
-                    _mcp::ToolSpec {
-                        name: #name,
-                        title: #title,
-                        description: #description,
-                        read_only: #read_only,
-                        destructive: #destructive,
-                        idempotent: #idempotent,
-                        open_world: #open_world,
-                        input: &[#(#inputs),*],
-                        output: #output,
-                    }
-                    .build()
+                _mcp::ToolSpec {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    read_only: #read_only,
+                    destructive: #destructive,
+                    idempotent: #idempotent,
+                    open_world: #open_world,
+                    input: &[#(#inputs),*],
+                    output: #output,
                 }
+                .build()
             }
         }
-        Kind::Prompt => {
-            let description = h.description.as_deref().unwrap_or_default();
+        Target::Prompt => {
+            let description = docs(h.description.as_ref());
             quote! {
-                Prompt {
-                    _mcp::PromptSpec {
-                        name: #name,
-                        title: #title,
-                        description: #description,
-                        input: &[#(#inputs),*],
-                    }
-                    .build()
+                _mcp::PromptSpec {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    input: &[#(#inputs),*],
                 }
+                .build()
             }
         }
-        Kind::Resource => {
-            let a = &h.attrs;
-            let (uri, build, ty) = match (&a.uri, &a.uri_template) {
-                (_, Some((template, _))) => {
-                    (template.clone(), quote!(template), quote!(ResourceTemplate))
-                }
-                (Some((uri, _)), None) => (uri.clone(), quote!(resource), quote!(Resource)),
-                (None, None) => (String::new(), quote!(resource), quote!(Resource)),
+        Target::Resource { uri, mime_type }
+        | Target::ResourceTemplate {
+            template: uri,
+            mime_type,
+            ..
+        } => {
+            let build = match &h.target {
+                Target::ResourceTemplate { .. } => quote!(template),
+                _ => quote!(resource),
             };
-            let description = opt_str(h.description.as_deref());
-            let mime = opt_str(a.mime_type.as_ref().map(|(m, _)| m.as_str()));
+            let description = opt_docs(h.description.as_ref());
+            let mime = opt_str(mime_type.as_deref());
             quote! {
-                #ty {
-                    _mcp::ResourceSpec {
-                        uri: #uri,
-                        name: #name,
-                        title: #title,
-                        description: #description,
-                        mime_type: #mime,
-                    }
-                    .#build()
+                _mcp::ResourceSpec {
+                    uri: #uri,
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    mime_type: #mime,
                 }
+                .#build()
             }
         }
     }
@@ -251,25 +297,24 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
     let args: Vec<_> = (0..h.params.len())
         .map(|i| format_ident!("__mcp_arg{i}"))
         .collect();
-    let draws = h.params.iter().zip(&args).map(|(p, arg)| {
-        let ty = p.ty;
+    let draws = h.params.iter().zip(&args).map(|(ty, arg)| {
         quote_spanned!(ty.span()=> let #arg = <#ty as _mcp::FromCall>::from_call(&mut __mcp_parts)?;)
     });
-    let convert = match (h.kind, h.output) {
+    let convert = match (&h.target, h.output) {
         (_, None) => quote!(::core::unreachable!()),
-        (Kind::Tool, Some(ty)) => quote_spanned!(ty.span()=>
+        (Target::Tool(_), Some(ty)) => quote_spanned!(ty.span()=>
             <#ty as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)),
-        (Kind::Prompt, Some(ty)) => quote_spanned!(ty.span()=>
+        (Target::Prompt, Some(ty)) => quote_spanned!(ty.span()=>
             <#ty as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output)),
-        (Kind::Resource, Some(ty)) => {
-            let mime = opt_str(h.attrs.mime_type.as_ref().map(|(m, _)| m.as_str()));
-            let uri = match (&h.attrs.uri, &h.attrs.uri_template) {
-                (_, Some(_)) => quote!(&__mcp_uri),
-                (Some((uri, _)), None) => quote!(#uri),
-                (None, None) => quote!(""),
-            };
+        (Target::Resource { uri, mime_type }, Some(ty)) => {
+            let mime = opt_str(mime_type.as_deref());
             quote_spanned!(ty.span()=>
                 <#ty as _mcp::IntoResourceResult>::into_resource_outcome(__mcp_output, #uri, #mime))
+        }
+        (Target::ResourceTemplate { mime_type, .. }, Some(ty)) => {
+            let mime = opt_str(mime_type.as_deref());
+            quote_spanned!(ty.span()=>
+                <#ty as _mcp::IntoResourceResult>::into_resource_outcome(__mcp_output, &__mcp_uri, #mime))
         }
     };
     // Spanned on the function's name, so a future that is not `Send` is
@@ -283,57 +328,69 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
     }
 }
 
+/// For a resource template: a function that is never called, naming each
+/// template variable as a field of the variables type, so that a variable
+/// the type does not have is a compile error at the template.
+fn template_check(h: &Handler<'_>) -> Option<TokenStream> {
+    let Target::ResourceTemplate {
+        variables, span, ..
+    } = &h.target
+    else {
+        return None;
+    };
+    let ty = h.params.iter().find(|ty| is_variables_type(ty))?;
+    let fields = variables
+        .iter()
+        .filter(|name| syn::parse_str::<syn::Ident>(name).is_ok())
+        .map(|name| {
+            let field = syn::Ident::new(name, *span);
+            quote_spanned!(*span=> let _ = &__mcp_variables.#field;)
+        });
+    Some(quote! {
+        #[allow(dead_code, clippy::no_effect_underscore_binding)]
+        fn __mcp_template_variables(__mcp_variables: &#ty) {
+            #(#fields)*
+        }
+    })
+}
+
+/// Whether a parameter type is a struct of the template's variables,
+/// rather than one of the runtime's extractors or a map: a plain path with
+/// no generic arguments, not named like one of those.
+fn is_variables_type(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    last.arguments.is_none()
+        && !matches!(
+            last.ident.to_string().as_str(),
+            "Ctx" | "Context" | "JsonObject" | "Value" | "Map" | "String"
+        )
+}
+
 /// What is emitted beside errors: the marker type and an impl whose
 /// bodies never run, so code registering the handler reports nothing more.
 pub(crate) fn stub(h: &Handler<'_>) -> TokenStream {
     let marker = marker(h);
-    let rt = runtime_path(h.attrs.krate.as_ref());
+    let rt = &h.runtime;
     let ident = &h.func.sig.ident;
-    let imp = match h.kind {
-        Kind::Tool => quote! {
-            impl _mcp::ToolHandler for #ident {
-                fn descriptor(&self) -> _mcp::Tool { ::core::unreachable!() }
-                fn call(&self, _: _mcp::JsonObject, _: _mcp::Context)
-                    -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>> {
-                    ::core::unreachable!()
-                }
-            }
-        },
-        Kind::Prompt => quote! {
-            impl _mcp::PromptHandler for #ident {
-                fn descriptor(&self) -> _mcp::Prompt { ::core::unreachable!() }
-                fn get(&self, _: _mcp::BTreeMap<_mcp::String, _mcp::String>, _: _mcp::Context)
-                    -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::GetPromptResult>, _mcp::McpError>> {
-                    ::core::unreachable!()
-                }
-            }
-        },
-        Kind::Resource if h.attrs.uri_template.is_some() => quote! {
-            impl _mcp::ResourceTemplateHandler for #ident {
-                fn descriptor(&self) -> _mcp::ResourceTemplate { ::core::unreachable!() }
-                fn read(&self, _: _mcp::String, _: _mcp::BTreeMap<_mcp::String, _mcp::String>, _: _mcp::Context)
-                    -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
-                    ::core::unreachable!()
-                }
-            }
-        },
-        Kind::Resource => quote! {
-            impl _mcp::ResourceHandler for #ident {
-                fn descriptor(&self) -> _mcp::Resource { ::core::unreachable!() }
-                fn read(&self, _: _mcp::Context)
-                    -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>> {
-                    ::core::unreachable!()
-                }
-            }
-        },
-    };
+    let sig = signature(&h.target);
+    let trait_name = &sig.trait_name;
+    let descriptor_ty = &sig.descriptor;
+    let head = method_head(&sig, |_| false);
     quote! {
         #marker
 
         #[allow(unused_qualifications, unreachable_code)]
         const _: () = {
             use #rt::__private as _mcp;
-            #imp
+            impl _mcp::#trait_name for #ident {
+                fn descriptor(&self) -> _mcp::#descriptor_ty { ::core::unreachable!() }
+                #head { ::core::unreachable!() }
+            }
         };
     }
 }

@@ -1,18 +1,23 @@
-//! `#[tool]`, `#[prompt]` and `#[resource]`: parse the function and the
-//! attribute, check them, and emit the user's function unchanged plus a
-//! hidden handler type that implements the runtime's handler trait.
+//! `#[tool]`, `#[prompt]` and `#[resource]`, as serde_derive is built:
+//! parse the function and the attribute (`attr.rs`), check them into a
+//! finished [`Handler`] model (`model.rs`, here), then emit the user's
+//! function unchanged plus a hidden handler type that implements the
+//! runtime's handler trait (`expand.rs`).
 
 mod attr;
 mod expand;
+mod model;
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::parse::{Parse, ParseStream};
 
 pub(crate) use attr::Kind;
+use model::{Annotations, Handler, Target};
 
-use crate::attr::doc_comment;
+use crate::attr::{Docs, docs, runtime_path, unraw};
 use crate::ctxt::Ctxt;
+use crate::rules;
 
 /// The annotated function; its body stays unparsed tokens.
 pub(crate) struct HandlerFn {
@@ -56,23 +61,6 @@ impl ToTokens for HandlerFn {
     }
 }
 
-/// One checked parameter.
-pub(crate) struct Param<'a> {
-    pub(crate) ty: &'a syn::Type,
-}
-
-/// Everything the expansion needs, checked.
-pub(crate) struct Handler<'a> {
-    pub(crate) kind: Kind,
-    pub(crate) func: &'a HandlerFn,
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) params: Vec<Param<'a>>,
-    pub(crate) output: Option<&'a syn::Type>,
-    pub(crate) attrs: attr::HandlerAttrs,
-}
-
 /// The whole attribute macro: never drops the user's function.
 pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenStream {
     let func: HandlerFn = match syn::parse2(item.clone()) {
@@ -82,9 +70,9 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenS
             return quote!(#error #item);
         }
     };
-    let mut cx = Ctxt::default();
+    let mut cx = Ctxt::new();
     let attrs = attr::parse(&mut cx, kind, args);
-    let handler = check(&mut cx, kind, &func, attrs);
+    let handler = check(&mut cx, kind, &func, &attrs);
     match cx.check() {
         Ok(()) => expand::handler(&handler),
         // A method sits in an `impl` or a trait, where the marker struct
@@ -101,14 +89,81 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenS
     }
 }
 
+/// Checks the function and the attribute, recording every problem in `cx`,
+/// and builds the model (complete enough for a stub even when there were
+/// problems).
 fn check<'a>(
     cx: &mut Ctxt,
     kind: Kind,
     func: &'a HandlerFn,
-    attrs: attr::HandlerAttrs,
+    attrs: &attr::HandlerAttrs,
 ) -> Handler<'a> {
     let sig = &func.sig;
     let what = kind.name();
+    check_signature(cx, what, sig);
+    let params = sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Receiver(receiver) => {
+                cx.error_spanned_by(
+                    receiver,
+                    format!(
+                        "`#[{what}]` goes on a free function, not a method; reach shared state with a `Shared<T>` parameter"
+                    ),
+                );
+                None
+            }
+            syn::FnArg::Typed(typed) => Some(&*typed.ty),
+        })
+        .collect();
+    let output = match &sig.output {
+        syn::ReturnType::Type(_, ty) => Some(&**ty),
+        syn::ReturnType::Default => {
+            cx.error_spanned_by(
+                &sig.ident,
+                format!("a `#[{what}]` function must return its result: add a return type such as `-> String`"),
+            );
+            None
+        }
+    };
+    let name = attrs
+        .name
+        .get()
+        .map_or_else(|| unraw(&sig.ident), syn::LitStr::value);
+    if kind == Kind::Tool && !rules::valid_tool_name(&name) {
+        let span = attrs.name.get().map_or(sig.ident.span(), syn::LitStr::span);
+        cx.syn_error(syn::Error::new(
+            span,
+            format!("tool name `{name}` must be {}", rules::TOOL_NAME_RULE),
+        ));
+    }
+    let description = match attrs.description.get() {
+        Some(lit) => Some(Docs::Text(lit.value())),
+        None => docs(&func.attrs),
+    };
+    if description.is_none() && kind != Kind::Resource {
+        cx.error_spanned_by(
+            &sig.ident,
+            format!(
+                "a {what} needs a description for clients and models: add a doc comment (`/// ...`) or `description = \"...\"`"
+            ),
+        );
+    }
+    let target = target(cx, kind, attrs, &sig.ident);
+    Handler {
+        func,
+        target,
+        name,
+        title: attrs.title.get().map(syn::LitStr::value),
+        description,
+        params,
+        output,
+        runtime: runtime_path(attrs.krate.get()),
+    }
+}
+
+fn check_signature(cx: &mut Ctxt, what: &str, sig: &syn::Signature) {
     if sig.asyncness.is_none() {
         cx.error_spanned_by(
             sig.fn_token,
@@ -130,121 +185,70 @@ fn check<'a>(
             format!("a `#[{what}]` function cannot be `const`"),
         );
     }
-    let mut params = Vec::new();
-    for input in &sig.inputs {
-        match input {
-            syn::FnArg::Receiver(receiver) => cx.error_spanned_by(
-                receiver,
-                format!(
-                    "`#[{what}]` goes on a free function, not a method; reach shared state with a `Shared<T>` parameter"
-                ),
-            ),
-            syn::FnArg::Typed(typed) => params.push(Param { ty: &typed.ty }),
-        }
-    }
-    let output = match &sig.output {
-        syn::ReturnType::Type(_, ty) => Some(&**ty),
-        syn::ReturnType::Default => {
-            cx.error_spanned_by(
-                &sig.ident,
-                format!("a `#[{what}]` function must return its result: add a return type such as `-> String`"),
-            );
-            None
-        }
-    };
-    let name = attrs
-        .name
-        .as_ref()
-        .map_or_else(|| crate::attr::unraw(&sig.ident), |(n, _)| n.clone());
-    if kind == Kind::Tool && !valid_tool_name(&name) {
-        let span = attrs.name.as_ref().map_or(sig.ident.span(), |(_, s)| *s);
-        cx.syn_error(syn::Error::new(
-            span,
-            format!(
-                "tool name `{name}` must be 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`"
-            ),
-        ));
-    }
-    let description = attrs
-        .description
-        .as_ref()
-        .map(|(d, _)| d.clone())
-        .or_else(|| doc_comment(&func.attrs));
-    if description.is_none() && kind != Kind::Resource {
-        cx.error_spanned_by(
-            &sig.ident,
-            format!(
-                "a {what} needs a description for clients and models: add a doc comment (`/// ...`) or `description = \"...\"`"
-            ),
-        );
-    }
-    if kind == Kind::Resource {
-        check_resource_uri(cx, &attrs, &sig.ident);
-    }
-    Handler {
-        kind,
-        func,
-        name,
-        title: attrs.title.as_ref().map(|(t, _)| t.clone()),
-        description,
-        params,
-        output,
-        attrs,
-    }
 }
 
-fn check_resource_uri(cx: &mut Ctxt, attrs: &attr::HandlerAttrs, ident: &syn::Ident) {
-    match (&attrs.uri, &attrs.uri_template) {
-        (None, None) => cx.error_spanned_by(
-            ident,
-            "a resource needs `uri = \"...\"` or `uri_template = \"...{var}...\"` in `#[resource(...)]`",
-        ),
-        (Some(_), Some((_, span))) => cx.syn_error(syn::Error::new(
-            *span,
-            "give either `uri` or `uri_template`, not both",
-        )),
-        (Some((uri, span)), None) if uri.contains('{') => cx.syn_error(syn::Error::new(
-            *span,
-            "this URI has `{variables}`: use `uri_template = \"...\"` instead of `uri`",
-        )),
-        (None, Some((template, span))) if !valid_template(template) => cx.syn_error(syn::Error::new(
-            *span,
-            "a URI template is literal text and `{name}` variables (names of letters, digits, `_`), with no two variables side by side",
-        )),
-        _ => {}
+/// What the handler serves, from its kind and attribute.
+fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Ident) -> Target {
+    let mime_type = attrs.mime_type.get().map(syn::LitStr::value);
+    match kind {
+        Kind::Tool => Target::Tool(Annotations {
+            read_only: attrs.read_only.get().copied(),
+            destructive: attrs.destructive.get().copied(),
+            idempotent: attrs.idempotent.get().copied(),
+            open_world: attrs.open_world.get().copied(),
+        }),
+        Kind::Prompt => Target::Prompt,
+        Kind::Resource => match (attrs.uri.get(), attrs.uri_template.get()) {
+            (None, None) => {
+                cx.error_spanned_by(
+                    ident,
+                    "a resource needs `uri = \"...\"` or `uri_template = \"...{var}...\"` in `#[resource(...)]`",
+                );
+                Target::Resource {
+                    uri: String::new(),
+                    mime_type,
+                }
+            }
+            (Some(uri), None) => {
+                if uri.value().contains('{') {
+                    cx.error_spanned_by(
+                        uri,
+                        "this URI has `{variables}`: use `uri_template = \"...\"` instead of `uri`",
+                    );
+                }
+                Target::Resource {
+                    uri: uri.value(),
+                    mime_type,
+                }
+            }
+            (uri, Some(template)) => {
+                if uri.is_some() {
+                    cx.error_spanned_by(template, "give either `uri` or `uri_template`, not both");
+                }
+                let text = template.value();
+                let variables = match rules::template_parts(&text) {
+                    Some(parts) => parts
+                        .into_iter()
+                        .filter_map(|part| match part {
+                            rules::TemplatePart::Variable(name) => Some(name.to_owned()),
+                            rules::TemplatePart::Literal(_) => None,
+                        })
+                        .collect(),
+                    None => {
+                        cx.error_spanned_by(
+                            template,
+                            format!("a URI template is {}", rules::URI_TEMPLATE_RULE),
+                        );
+                        Vec::new()
+                    }
+                };
+                Target::ResourceTemplate {
+                    template: text,
+                    variables,
+                    span: template.span(),
+                    mime_type,
+                }
+            }
+        },
     }
-}
-
-fn valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-}
-
-fn valid_template(template: &str) -> bool {
-    let mut rest = template;
-    let mut last_was_var = false;
-    while let Some(start) = rest.find(['{', '}']) {
-        if rest[start..].starts_with('}') {
-            return false;
-        }
-        let literal_before = start > 0;
-        let Some(end) = rest[start..].find('}') else {
-            return false;
-        };
-        let name = &rest[start + 1..start + end];
-        if name.is_empty()
-            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            || (last_was_var && !literal_before)
-        {
-            return false;
-        }
-        last_was_var = true;
-        rest = &rest[start + end + 1..];
-        if !rest.is_empty() && !rest.starts_with('{') {
-            last_was_var = false;
-        }
-    }
-    !rest.contains('}')
 }

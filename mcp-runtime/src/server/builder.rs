@@ -209,10 +209,11 @@ impl ServerBuilder {
         let mut tools = Table::default();
         for handler in self.tools {
             let tool = handler.descriptor();
-            if !valid_tool_name(&tool.name) {
+            if !crate::rules::valid_tool_name(&tool.name) {
                 problems.push(format!(
-                    "tool name {:?} must be 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`",
-                    tool.name
+                    "tool name {:?} must be {}",
+                    tool.name,
+                    crate::rules::TOOL_NAME_RULE
                 ));
             }
             if tool.input_schema.get("type") != Some(&Value::from("object")) {
@@ -270,8 +271,9 @@ impl ServerBuilder {
                     handler,
                 )),
                 None => problems.push(format!(
-                    "resource template {:?} is not a template of literal text and {{name}} variables",
-                    descriptor.uri_template
+                    "resource template {:?} must be {}",
+                    descriptor.uri_template,
+                    crate::rules::URI_TEMPLATE_RULE
                 )),
             }
         }
@@ -333,11 +335,4 @@ impl ServerBuilder {
             inner: Arc::new(registry),
         })
     }
-}
-
-fn valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }

@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::rules::TemplatePart;
+
 /// A parsed URI template of literal text and `{name}` variables.
 ///
 /// A variable matches one or more characters up to the next literal of the
@@ -18,43 +20,17 @@ enum Part {
 }
 
 impl UriTemplate {
-    /// Parses `template`; `None` when braces are unbalanced, a variable is
-    /// unnamed, or two variables touch (which would be ambiguous).
+    /// Parses `template`; `None` when it breaks the rule the macros check
+    /// too (`crate::rules`): unbalanced braces, an unnamed variable, two
+    /// variables side by side (which would be ambiguous).
     pub fn parse(template: &str) -> Option<Self> {
-        let mut parts = Vec::new();
-        let mut rest = template;
-        while !rest.is_empty() {
-            match rest.find('{') {
-                Some(0) => {
-                    let end = rest.find('}')?;
-                    let name = &rest[1..end];
-                    let valid = !name.is_empty()
-                        && name
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-                    if !valid || matches!(parts.last(), Some(Part::Variable(_))) {
-                        return None;
-                    }
-                    parts.push(Part::Variable(name.to_owned()));
-                    rest = &rest[end + 1..];
-                }
-                Some(start) => {
-                    let literal = &rest[..start];
-                    if literal.contains('}') {
-                        return None;
-                    }
-                    parts.push(Part::Literal(literal.to_owned()));
-                    rest = &rest[start..];
-                }
-                None => {
-                    if rest.contains('}') {
-                        return None;
-                    }
-                    parts.push(Part::Literal(rest.to_owned()));
-                    rest = "";
-                }
-            }
-        }
+        let parts = crate::rules::template_parts(template)?
+            .into_iter()
+            .map(|part| match part {
+                TemplatePart::Literal(text) => Part::Literal(text.to_owned()),
+                TemplatePart::Variable(name) => Part::Variable(name.to_owned()),
+            })
+            .collect();
         Some(Self { parts })
     }
 

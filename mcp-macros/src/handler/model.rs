@@ -1,0 +1,78 @@
+//! The finished model of one handler: what the checks proved and all the
+//! emitter reads. Nothing in it is a raw attribute.
+
+use proc_macro2::{Span, TokenStream};
+
+use super::HandlerFn;
+use crate::attr::Docs;
+
+/// What a handler serves: the one enum every later step matches on.
+pub(crate) enum Target {
+    /// `#[tool]`.
+    Tool(Annotations),
+    /// `#[prompt]`.
+    Prompt,
+    /// `#[resource(uri = "...")]`.
+    Resource {
+        /// The fixed URI.
+        uri: String,
+        mime_type: Option<String>,
+    },
+    /// `#[resource(uri_template = "...")]`.
+    ResourceTemplate {
+        /// The template as written.
+        template: String,
+        /// Its variables, each to be a field of the variables type.
+        variables: Vec<String>,
+        /// Where the template was written.
+        span: Span,
+        mime_type: Option<String>,
+    },
+}
+
+/// A tool's behaviour hints (`None`: not said).
+#[derive(Default)]
+pub(crate) struct Annotations {
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+}
+
+/// One handler, checked.
+pub(crate) struct Handler<'a> {
+    pub(crate) func: &'a HandlerFn,
+    pub(crate) target: Target,
+    /// The wire name.
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    /// From `description = "..."` or the doc comment, kept as written.
+    pub(crate) description: Option<Docs>,
+    /// The parameter types, in order.
+    pub(crate) params: Vec<&'a syn::Type>,
+    /// The return type (`None` only when an error was reported).
+    pub(crate) output: Option<&'a syn::Type>,
+    /// The path of the runtime crate (`::mcp_runtime` unless overridden).
+    pub(crate) runtime: TokenStream,
+}
+
+impl Target {
+    /// The attribute's name, for messages.
+    pub(crate) fn attribute(&self) -> &'static str {
+        match self {
+            Self::Tool(_) => "tool",
+            Self::Prompt => "prompt",
+            Self::Resource { .. } | Self::ResourceTemplate { .. } => "resource",
+        }
+    }
+
+    /// The builder method that registers it.
+    pub(crate) fn register_with(&self) -> &'static str {
+        match self {
+            Self::Tool(_) => "tool",
+            Self::Prompt => "prompt",
+            Self::Resource { .. } => "resource",
+            Self::ResourceTemplate { .. } => "resource_template",
+        }
+    }
+}
