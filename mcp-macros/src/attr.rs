@@ -59,7 +59,7 @@ pub(crate) fn docs(attrs: &[syn::Attribute]) -> Option<Docs> {
                 lit: syn::Lit::Str(s),
                 ..
             }) => {
-                for line in s.value().lines() {
+                for line in s.value().split('\n') {
                     let line = line.strip_prefix(' ').unwrap_or(line).trim_end();
                     parts.push(DocPart::Line(line.to_owned()));
                 }
