@@ -67,6 +67,14 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(handler::Kind::Tool, args.into(), item.into()).into()
 }
 
+/// Makes an `impl` block's `#[tool]`, `#[prompt]` and `#[resource]`
+/// methods (`async fn(&self, ...)`) handlers of one shared value, registered
+/// together with `.handlers(value)`.
+#[proc_macro_attribute]
+pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
+    handler::impl_block(args.into(), item.into()).into()
+}
+
 /// Turns an `async fn` into an MCP prompt; register with `.prompt(name {})`.
 ///
 /// The properties of its arguments type become the prompt's declared

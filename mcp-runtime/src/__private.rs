@@ -11,9 +11,9 @@ pub use crate::schema::{
     RenderedSchema, Resource, ResourceTemplate, StringFormat, Tool,
 };
 pub use crate::server::{
-    CallParts, Context, FromCall, IntoPromptResult, IntoResourceResult, IntoToolResult, Outcome,
-    PromptHandler, PromptSpec, ResourceHandler, ResourceSpec, ResourceTemplateHandler, ToolHandler,
-    ToolSpec,
+    CallParts, Context, FromCall, Handlers, IntoPromptResult, IntoResourceResult, IntoToolResult,
+    Outcome, PromptHandler, PromptSpec, Register, ResourceHandler, ResourceSpec,
+    ResourceTemplateHandler, ServerBuilder, ToolHandler, ToolSpec,
 };
 pub use ::core::default::Default;
 pub use ::core::option::Option;
@@ -21,4 +21,4 @@ pub use ::core::result::Result;
 pub use ::std::boxed::Box;
 pub use ::std::collections::BTreeMap;
 pub use ::std::string::String;
-pub use ::std::sync::OnceLock;
+pub use ::std::sync::{Arc, OnceLock};

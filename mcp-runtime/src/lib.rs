@@ -122,8 +122,12 @@ pub use mcp_macros::tool;
 /// Turns an `async fn` into a prompt, registered with `.prompt(name {})`.
 ///
 /// The properties of its arguments type become the prompt's declared
-/// arguments. It can ask for input as a tool does, by returning
-/// `Reply<S, GetPromptResult>`.
+/// arguments. Returns: `GetPromptResult` (`GetPromptResult::user(text)` for
+/// one user message), `Vec<PromptMessage>`, `String` (one user message),
+/// or a `Result` of these with [`PromptError`](server::PromptError) (a
+/// refusal: `-32602` with its message) or `McpError`. It can ask for input
+/// as a tool does, by returning `Reply<S, GetPromptResult>`
+/// ([`Reply::user`](server::Reply::user) when done).
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
@@ -166,6 +170,14 @@ pub use mcp_macros::prompt;
 /// `#[resource(uri_template = "test://template/{id}/data")]`, registered with
 /// `.resource_template(name {})`, whose variables arrive as its arguments
 /// type.
+///
+/// Returns: a `String` or a [`ResourceBody`](server::ResourceBody) (text or
+/// bytes; the runtime fills in the URI the client asked for and the
+/// declared `mime_type`), a `ReadResourceResult`, or a `Result` of these
+/// with [`ResourceError`](server::ResourceError) (a refusal, or
+/// `ResourceError::not_found()`) or `McpError`. It can ask for input by
+/// returning `Reply<S, ResourceBody>` ([`Reply::resource_text`](server::Reply::resource_text)
+/// when done) or `Reply<S, ReadResourceResult>`.
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
@@ -210,6 +222,54 @@ pub use mcp_macros::prompt;
 /// }
 /// ```
 pub use mcp_macros::resource;
+
+/// Makes an `impl` block a server's handlers: its `async fn(&self, ...)`
+/// methods marked `#[tool]`, `#[prompt]` or `#[resource(...)]` become
+/// handlers that call the method on one shared value, registered together
+/// with [`ServerBuilder::handlers`](server::ServerBuilder::handlers).
+/// Parameters and returns are those of the free-function handlers.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// #[derive(Default)]
+/// struct Counter {
+///     total: AtomicU64,
+/// }
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[schemars(crate = "mcp_runtime::schemars")]
+/// struct AddArgs {
+///     /// How much to add.
+///     by: u64,
+/// }
+///
+/// #[handlers]
+/// impl Counter {
+///     /// Adds to the total and says what it is now.
+///     #[tool]
+///     async fn add(&self, args: AddArgs) -> String {
+///         let total = self.total.fetch_add(args.by, Ordering::SeqCst) + args.by;
+///         total.to_string()
+///     }
+///
+///     /// The total so far.
+///     #[resource(uri = "counter://total", mime_type = "text/plain")]
+///     async fn total(&self) -> String {
+///         self.total.load(Ordering::SeqCst).to_string()
+///     }
+/// }
+///
+/// let server = Server::builder("counter", "1.0.0")
+///     .handlers(Counter::default())
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub use mcp_macros::handlers;
 
 /// Derives [`form::ElicitForm`] for a struct with named fields: a flat
 /// form whose answers decode back into the struct.
@@ -290,10 +350,13 @@ pub use schemars;
 
 /// What a server written with the macros usually needs in scope.
 pub mod prelude {
-    pub use crate::form::{Answer, ElicitChoice, ElicitForm};
+    pub use crate::form::{Answer, ElicitChoice, ElicitForm, UrlConsent};
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
-    pub use crate::server::{Ctx, Json, Reply, Resume, Server, Shared, ToolError};
-    pub use mcp_macros::{ElicitChoice, ElicitForm, prompt, resource, tool};
+    pub use crate::server::{
+        Ctx, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Server, Shared,
+        ToolError,
+    };
+    pub use mcp_macros::{ElicitChoice, ElicitForm, handlers, prompt, resource, tool};
 }
 
 /// A boxed, `Send` future: what handler and hook methods return.

@@ -115,11 +115,45 @@ fn method_head(sig: &Signature, named: impl Fn(&str) -> bool) -> TokenStream {
     }
 }
 
+/// A free function's expansion: the function, its marker type, and (in a
+/// `const` block) the marker's handler impl and its registration by name.
 pub(crate) fn handler(h: &Handler<'_>) -> TokenStream {
     let func = h.func;
     let marker = marker(h);
     let rt = &h.runtime;
     let ident = &func.sig.ident;
+    let handler_impl = handler_impl(h, &quote!(#ident));
+    let register = register_with(h);
+    quote! {
+        #func
+
+        #marker
+
+        #[doc(hidden)]
+        #[allow(unused_qualifications)]
+        const _: () = {
+            use #rt::__private as _mcp;
+
+            #handler_impl
+
+            impl _mcp::Register for #ident {
+                fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
+                    builder.#register(#ident {})
+                }
+            }
+        };
+    }
+}
+
+/// The builder method that registers the handler.
+pub(crate) fn register_with(h: &Handler<'_>) -> syn::Ident {
+    format_ident!("{}", h.target.register_with())
+}
+
+/// The handler trait's impl for `for_type` (the marker of a free function,
+/// the generated type of a method), with `_mcp` in scope; and, for a
+/// resource template, the compile-time check of its variables.
+pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStream {
     let sig = signature(&h.target);
     let trait_name = &sig.trait_name;
     let descriptor_ty = &sig.descriptor;
@@ -136,29 +170,18 @@ pub(crate) fn handler(h: &Handler<'_>) -> TokenStream {
     let body = call_body(h);
     let variables = template_check(h);
     quote! {
-        #func
-
-        #marker
-
-        #[doc(hidden)]
-        #[allow(unused_qualifications)]
-        const _: () = {
-            use #rt::__private as _mcp;
-
-            #[automatically_derived]
-            impl _mcp::#trait_name for #ident {
-                fn descriptor(&self) -> _mcp::#descriptor_ty {
-                    #descriptor
-                }
-
-                #head {
-                    #parts
-                    #body
-                }
+        impl _mcp::#trait_name for #for_type {
+            fn descriptor(&self) -> _mcp::#descriptor_ty {
+                #descriptor
             }
 
-            #variables
-        };
+            #head {
+                #parts
+                #body
+            }
+        }
+
+        #variables
     }
 }
 
@@ -317,12 +340,21 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
                 <#ty as _mcp::IntoResourceResult>::into_resource_outcome(__mcp_output, &__mcp_uri, #mime))
         }
     };
+    // A method is called on the shared value, which the future holds.
+    let (this, call) = match &h.owner {
+        Some(_) => (
+            Some(quote!(let __mcp_this = _mcp::Arc::clone(&self.0);)),
+            quote!(__mcp_this.#ident),
+        ),
+        None => (None, quote!(#ident)),
+    };
     // Spanned on the function's name, so a future that is not `Send` is
     // reported there.
     quote_spanned! {ident.span()=>
+        #this
         _mcp::Box::pin(async move {
             #(#draws)*
-            let __mcp_output = #ident(#(#args),*).await;
+            let __mcp_output = #call(#(#args),*).await;
             #convert
         })
     }

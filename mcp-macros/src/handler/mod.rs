@@ -6,6 +6,7 @@
 
 mod attr;
 mod expand;
+mod impl_block;
 mod model;
 
 use proc_macro2::TokenStream;
@@ -13,7 +14,8 @@ use quote::{ToTokens, quote};
 use syn::parse::{Parse, ParseStream};
 
 pub(crate) use attr::Kind;
-use model::{Annotations, Handler, Target};
+pub(crate) use impl_block::expand as impl_block;
+use model::{Annotations, Handler, Owner, Target};
 
 use crate::attr::{Docs, docs, runtime_path, unraw};
 use crate::ctxt::Ctxt;
@@ -72,7 +74,7 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenS
     };
     let mut cx = Ctxt::new();
     let attrs = attr::parse(&mut cx, kind, args);
-    let handler = check(&mut cx, kind, &func, &attrs);
+    let handler = check(&mut cx, kind, &func, &attrs, None);
     match cx.check() {
         Ok(()) => expand::handler(&handler),
         // A method sits in an `impl` or a trait, where the marker struct
@@ -97,23 +99,17 @@ fn check<'a>(
     kind: Kind,
     func: &'a HandlerFn,
     attrs: &attr::HandlerAttrs,
+    owner: Option<Owner>,
 ) -> Handler<'a> {
     let sig = &func.sig;
     let what = kind.name();
     check_signature(cx, what, sig);
+    check_receiver(cx, what, sig, owner.is_some());
     let params = sig
         .inputs
         .iter()
         .filter_map(|input| match input {
-            syn::FnArg::Receiver(receiver) => {
-                cx.error_spanned_by(
-                    receiver,
-                    format!(
-                        "`#[{what}]` goes on a free function, not a method; reach shared state with a `Shared<T>` parameter"
-                    ),
-                );
-                None
-            }
+            syn::FnArg::Receiver(_) => None,
             syn::FnArg::Typed(typed) => Some(&*typed.ty),
         })
         .collect();
@@ -160,6 +156,38 @@ fn check<'a>(
         params,
         output,
         runtime: runtime_path(attrs.krate.get()),
+        owner,
+    }
+}
+
+/// A free function has no receiver; a method of a `#[handlers]` block takes
+/// `&self` first.
+fn check_receiver(cx: &mut Ctxt, what: &str, sig: &syn::Signature, method: bool) {
+    let receiver = sig.receiver();
+    match (receiver, method) {
+        (Some(receiver), false) => cx.error_spanned_by(
+            receiver,
+            format!(
+                "`#[{what}]` on a method needs `#[handlers]` on its `impl` block; on a free function, reach shared state with a `Shared<T>` parameter"
+            ),
+        ),
+        (None, true) => cx.error_spanned_by(
+            &sig.ident,
+            format!("a `#[{what}]` method of a `#[handlers]` block takes `&self` first"),
+        ),
+        (Some(receiver), true)
+            if receiver.reference.is_none()
+                || receiver.mutability.is_some()
+                || receiver.colon_token.is_some() =>
+        {
+            cx.error_spanned_by(
+                receiver,
+                format!(
+                    "a `#[{what}]` method takes `&self`: every request shares the one value (use interior mutability, e.g. a `Mutex` field, to change it)"
+                ),
+            );
+        }
+        _ => {}
     }
 }
 

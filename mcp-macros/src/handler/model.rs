@@ -54,6 +54,14 @@ pub(crate) struct Handler<'a> {
     pub(crate) output: Option<&'a syn::Type>,
     /// The path of the runtime crate (`::mcp_runtime` unless overridden).
     pub(crate) runtime: TokenStream,
+    /// For a method of a `#[handlers]` block: the block's type.
+    pub(crate) owner: Option<Owner>,
+}
+
+/// The `#[handlers]` block a method handler belongs to.
+pub(crate) struct Owner {
+    /// The generated handler type, holding an `Arc` of the value.
+    pub(crate) handler: syn::Ident,
 }
 
 impl Target {

@@ -38,6 +38,9 @@ pub enum ClientError {
     MalformedResponse(String),
     /// A request parameter could not be encoded as JSON.
     Encode(String),
+    /// The typed arguments of a call did not serialise to a JSON object
+    /// (for a prompt, an object of strings); nothing was sent.
+    InvalidArguments(String),
 }
 
 impl fmt::Display for ClientError {
@@ -59,6 +62,7 @@ impl fmt::Display for ClientError {
             ),
             Self::MalformedResponse(detail) => write!(f, "malformed response: {detail}"),
             Self::Encode(detail) => write!(f, "cannot encode the request: {detail}"),
+            Self::InvalidArguments(detail) => write!(f, "invalid arguments: {detail}"),
         }
     }
 }

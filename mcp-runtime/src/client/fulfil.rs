@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::answering::{PerCall, answer_round, with_elicitation};
 use super::{Client, ClientBuilder, ClientError, capabilities_of, decode, result_type};
 use crate::BoxFuture;
 use crate::form::ElicitForm;
@@ -108,7 +109,11 @@ impl Handlers {
 
     /// Runs the handler for `request` and returns its answer as JSON.
     #[allow(deprecated)]
-    async fn answer(&self, key: &str, request: InputRequest) -> Result<Value, ClientError> {
+    pub(super) async fn answer(
+        &self,
+        key: &str,
+        request: InputRequest,
+    ) -> Result<Value, ClientError> {
         let missing = |kind: &str| ClientError::MissingHandler {
             key: key.to_owned(),
             kind: kind.to_owned(),
@@ -287,11 +292,23 @@ impl Client {
     pub(super) async fn once<T: DeserializeOwned>(
         &self,
         method: &str,
-        mut params: JsonObject,
+        params: JsonObject,
         retry: &Retry,
     ) -> Result<Step<T>, ClientError> {
+        self.once_as(method, params, retry, &self.capabilities)
+            .await
+    }
+
+    /// One round, declaring `capabilities` in its `_meta`.
+    async fn once_as<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        mut params: JsonObject,
+        retry: &Retry,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Step<T>, ClientError> {
         retry.apply(&mut params);
-        let result = self.request(method, params).await?;
+        let result = self.request_as(method, params, capabilities).await?;
         match result_type(&result)? {
             ResultType::Complete => decode(result).map(Step::Complete),
             ResultType::InputRequired => decode(result).map(Step::InputRequired),
@@ -304,12 +321,30 @@ impl Client {
         method: &str,
         params: JsonObject,
     ) -> Result<T, ClientError> {
+        self.fulfilling_with(method, params, None).await
+    }
+
+    /// The auto-fulfil loop; `per_call`, when given, is asked first about
+    /// every input request and the call declares elicitation for it.
+    pub(super) async fn fulfilling_with<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: JsonObject,
+        per_call: Option<&PerCall<'_>>,
+    ) -> Result<T, ClientError> {
         let limit = self.max_duration;
+        let capabilities = match per_call {
+            Some(_) => with_elicitation(&self.capabilities),
+            None => self.capabilities.clone(),
+        };
         let rounds = async {
             let mut retry = Retry::none();
             let mut fulfilled = 0usize;
             loop {
-                match self.once(method, params.clone(), &retry).await? {
+                let step = self
+                    .once_as(method, params.clone(), &retry, &capabilities)
+                    .await?;
+                match step {
                     Step::Complete(result) => return Ok(result),
                     Step::InputRequired(asked) => {
                         if fulfilled >= self.max_rounds {
@@ -317,7 +352,12 @@ impl Client {
                                 max_rounds: self.max_rounds,
                             });
                         }
-                        let responses = self.handlers.fulfil(&asked).await?;
+                        let responses = match per_call {
+                            Some(per_call) => {
+                                answer_round(per_call, &self.handlers, &asked).await?
+                            }
+                            None => self.handlers.fulfil(&asked).await?,
+                        };
                         fulfilled += 1;
                         retry = Retry::answering(&asked, responses);
                     }

@@ -8,6 +8,13 @@
 //! within a bounded number of rounds and a total time; the `*_once`
 //! variants return the `InputRequiredResult` instead.
 //!
+//! [`Client::call_tool_with`] and [`Client::get_prompt_with`] take any
+//! `Serialize` value as the arguments; they, [`Client::tool_call`],
+//! [`Client::prompt_get`] and [`Client::resource_read`] return a [`Call`],
+//! which [`Call::answering`] gives a handler for that call only: it is
+//! asked first about each input request, and what it defers
+//! ([`InputResponse::Defer`]) goes to the client's handlers.
+//!
 //! ```no_run
 //! use mcp_runtime::client::Client;
 //! use mcp_runtime::schema::ElicitResult;
@@ -24,11 +31,51 @@
 //! # let _ = result;
 //! # Ok(()) }
 //! ```
+//!
+//! Typed arguments, and a per-call handler that answers a form with a
+//! typed value:
+//!
+//! ```no_run
+//! use mcp_runtime::client::{Client, InputResponse};
+//! use mcp_runtime::prelude::*;
+//! use serde::Serialize;
+//!
+//! #[derive(Serialize)]
+//! struct DeployArgs {
+//!     target: String,
+//!     replicas: u32,
+//! }
+//!
+//! #[derive(ElicitForm, Serialize)]
+//! struct Confirm {
+//!     /// Go ahead?
+//!     ok: bool,
+//! }
+//!
+//! # async fn run(client: Client) -> Result<(), mcp_runtime::client::ClientError> {
+//! let args = DeployArgs { target: "prod".into(), replicas: 3 };
+//! let result = client
+//!     .call_tool_with("deploy", &args)
+//!     .answering(|asked| async move {
+//!         if asked.is_form_of::<Confirm>() {
+//!             InputResponse::form(&Confirm { ok: true })
+//!         } else {
+//!             InputResponse::Defer // to the client's handlers
+//!         }
+//!     })
+//!     .await?;
+//! # let _ = result;
+//! # Ok(()) }
+//! ```
 
+mod answering;
+mod call;
 mod error;
 mod fulfil;
 mod transport;
 
+pub use answering::{Asked, InputResponse};
+pub use call::{Call, arguments};
 pub use error::ClientError;
 pub use fulfil::{Handlers, Retry, Step, form_answer};
 
@@ -218,17 +265,28 @@ impl Client {
             .collect()
     }
 
-    /// The per-request `_meta` object.
-    fn meta(&self) -> JsonObject {
-        let mut meta = RequestMeta::new(self.capabilities.clone());
+    /// The per-request `_meta` object, declaring `capabilities`.
+    fn meta(&self, capabilities: &ClientCapabilities) -> JsonObject {
+        let mut meta = RequestMeta::new(capabilities.clone());
         meta.client_info = Some(self.client_info.clone());
         meta.to_json()
     }
 
     /// Sends `method` with `params` (plus `_meta`) under a fresh id and
     /// returns the `result` value, or the server's error.
-    async fn request(&self, method: &str, mut params: JsonObject) -> Result<Value, ClientError> {
-        params.insert("_meta".into(), Value::Object(self.meta()));
+    async fn request(&self, method: &str, params: JsonObject) -> Result<Value, ClientError> {
+        self.request_as(method, params, &self.capabilities).await
+    }
+
+    /// [`Client::request`] declaring `capabilities` (those of a call with a
+    /// per-call handler) instead of the client's.
+    async fn request_as(
+        &self,
+        method: &str,
+        mut params: JsonObject,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Value, ClientError> {
+        params.insert("_meta".into(), Value::Object(self.meta(capabilities)));
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let extra = self.param_headers_for(method, &params);

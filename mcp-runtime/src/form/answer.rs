@@ -34,6 +34,45 @@ impl FormError {
             reason: reason.into(),
         }
     }
+
+    /// One sentence for the user, to show when asking form `T` again: the
+    /// field by its title in `T` (by its name when it has no title), then
+    /// the reason, e.g. `Seats: must be at most 4, got 9.`; for an answer
+    /// that could not be read at all, `The answer could not be used: ...`.
+    ///
+    /// [`ElicitForm::form_again`] asks with this sentence in front of the
+    /// message; `Display` (`field "seats": must be at most 4, got 9`) is
+    /// the form meant for logs.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::form::FormError;
+    ///
+    /// #[derive(ElicitForm)]
+    /// struct Booking {
+    ///     #[elicit(title = "Seats", minimum = 1, maximum = 4)]
+    ///     seats: u8,
+    ///     /// Contact e-mail (no title: the field's name is used).
+    ///     #[elicit(format = "email")]
+    ///     email: String,
+    /// }
+    ///
+    /// let error = FormError::field("seats", "must be at most 4, got 9");
+    /// assert_eq!(error.explain::<Booking>(), "Seats: must be at most 4, got 9.");
+    /// let error = FormError::field("email", "missing");
+    /// assert_eq!(error.explain::<Booking>(), "email: missing.");
+    /// ```
+    pub fn explain<T: ElicitForm>(&self) -> String {
+        let Some(field) = &self.field else {
+            return format!("The answer could not be used: {}.", self.reason);
+        };
+        let label = T::requested_schema()
+            .properties
+            .get(field)
+            .and_then(|property| property.title())
+            .unwrap_or(field);
+        format!("{label}: {}.", self.reason)
+    }
 }
 
 impl fmt::Display for FormError {
@@ -197,6 +236,66 @@ mod tests {
             r#"field "age": missing"#
         );
         assert_eq!(FormError::whole("bad").to_string(), "bad");
+    }
+
+    /// `struct Pair { #[elicit(title = "First")] a: bool, b: bool }`, by hand.
+    #[derive(Debug)]
+    struct Pair;
+
+    impl ElicitForm for Pair {
+        fn form_schema() -> &'static crate::schema::RenderedSchema {
+            static SCHEMA: std::sync::OnceLock<crate::schema::RenderedSchema> =
+                std::sync::OnceLock::new();
+            SCHEMA.get_or_init(|| {
+                let titled = super::super::FieldOptions {
+                    title: Some("First"),
+                    ..super::super::FieldOptions::EMPTY
+                };
+                super::super::FormSchema::new()
+                    .field::<bool>("a", titled)
+                    .field::<bool>("b", super::super::FieldOptions::EMPTY)
+                    .render()
+            })
+        }
+
+        fn decode(decoder: &mut FormDecoder<'_>) -> Result<Self, FormError> {
+            decoder.field::<bool>("a")?;
+            decoder.field::<bool>("b")?;
+            Ok(Self)
+        }
+    }
+
+    #[test]
+    fn explain_names_the_field_by_its_title_else_its_name() {
+        assert_eq!(
+            FormError::field("a", "missing").explain::<Pair>(),
+            "First: missing."
+        );
+        assert_eq!(
+            FormError::field("b", "expected a boolean, got a string").explain::<Pair>(),
+            "b: expected a boolean, got a string."
+        );
+        assert_eq!(
+            FormError::field("zz", "is not a field of this form").explain::<Pair>(),
+            "zz: is not a field of this form.",
+            "a name the form does not have is shown as it is"
+        );
+        assert_eq!(
+            FormError::whole("not an elicitation result").explain::<Pair>(),
+            "The answer could not be used: not an elicitation result."
+        );
+    }
+
+    #[test]
+    fn an_invalid_answer_explains_itself() {
+        let answer = Answer::<Pair>::from_response(Some(
+            &serde_json::json!({"action": "accept", "content": {"b": true}}),
+        ));
+        let Answer::Invalid(error) = answer else {
+            panic!("a required field is missing: {answer:?}")
+        };
+        assert_eq!(error.field.as_deref(), Some("a"));
+        assert_eq!(error.explain::<Pair>(), "First: missing.");
     }
 
     #[test]

@@ -14,11 +14,13 @@ mod decode;
 mod field;
 mod formats;
 mod schema;
+mod url;
 
 pub use answer::{Answer, FormError};
 pub use decode::FormDecoder;
 pub use field::{ChoiceOption, DefaultValue, ElicitChoice, ElicitField, FieldOptions};
 pub use schema::FormSchema;
+pub use url::UrlConsent;
 
 use std::collections::BTreeMap;
 
@@ -63,5 +65,51 @@ pub trait ElicitForm: Sized {
             message: message.into(),
             requested_schema: RequestedSchema::Shared(Self::form_schema()),
         }))
+    }
+
+    /// This form asked again after an answer that did not pass its checks
+    /// ([`Answer::Invalid`]): `message`, preceded by the sentence
+    /// [`FormError::explain`] writes, which names the field at fault (by
+    /// its title, else its name) and what is wrong with it.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(ElicitForm)]
+    /// struct Booking {
+    ///     /// Number of seats.
+    ///     #[elicit(title = "Seats", minimum = 1, maximum = 4)]
+    ///     seats: u8,
+    /// }
+    ///
+    /// #[derive(Serialize, Deserialize)]
+    /// enum Step {
+    ///     Asked,
+    /// }
+    ///
+    /// /// Books seats.
+    /// #[tool]
+    /// async fn book(ctx: Ctx, step: Resume<Step>) -> Reply<Step> {
+    ///     let ask = |request| Reply::ask("booking", request).resume(Step::Asked);
+    ///     if step.is_first_call() {
+    ///         return ask(Booking::form("How many seats?"));
+    ///     }
+    ///     match ctx.answer::<Booking>("booking") {
+    ///         Answer::Accept(Booking { seats }) => Reply::text(format!("Booked {seats}.")),
+    ///         Answer::Decline | Answer::Cancel => Reply::text("Not booked."),
+    ///         Answer::Missing => ask(Booking::form("How many seats?")),
+    ///         // "Seats: must be at most 4, got 9. How many seats?"
+    ///         Answer::Invalid(error) => ask(Booking::form_again(&error, "How many seats?")),
+    ///     }
+    /// }
+    ///
+    /// let error = mcp_runtime::form::FormError::field("seats", "must be at most 4, got 9");
+    /// let request = serde_json::to_value(Booking::form_again(&error, "How many seats?"))?;
+    /// assert_eq!(request["params"]["message"], "Seats: must be at most 4, got 9. How many seats?");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    fn form_again(error: &FormError, message: impl Into<String>) -> InputRequest {
+        Self::form(format!("{} {}", error.explain::<Self>(), message.into()))
     }
 }

@@ -232,6 +232,22 @@ pub enum PrimitiveSchemaDefinition {
     LegacyTitled(LegacyTitledEnumSchema),
 }
 
+impl PrimitiveSchemaDefinition {
+    /// The field's display label (`title`), if it has one.
+    pub fn title(&self) -> Option<&str> {
+        match self {
+            Self::String(x) => x.title.as_deref(),
+            Self::Number(x) => x.title.as_deref(),
+            Self::Boolean(x) => x.title.as_deref(),
+            Self::UntitledSingleSelect(x) => x.title.as_deref(),
+            Self::TitledSingleSelect(x) => x.title.as_deref(),
+            Self::UntitledMultiSelect(x) => x.title.as_deref(),
+            Self::TitledMultiSelect(x) => x.title.as_deref(),
+            Self::LegacyTitled(x) => x.title.as_deref(),
+        }
+    }
+}
+
 impl Serialize for PrimitiveSchemaDefinition {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {

@@ -156,6 +156,18 @@ impl GetPromptResult {
             ..Self::default()
         }
     }
+
+    /// A result with one user message of text: what most prompts render.
+    ///
+    /// ```
+    /// use mcp_runtime::schema::{GetPromptResult, PromptMessage};
+    ///
+    /// let result = GetPromptResult::user("Summarise the release notes.");
+    /// assert_eq!(result.messages, vec![PromptMessage::user("Summarise the release notes.")]);
+    /// ```
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::new(vec![PromptMessage::user(text)])
+    }
 }
 
 /// The result of `prompts/list`.

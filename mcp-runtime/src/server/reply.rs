@@ -95,6 +95,22 @@ impl<S> Reply<S, CallToolResult> {
     }
 }
 
+impl<S> Reply<S, GetPromptResult> {
+    /// A prompt result with one user message of text (the prompt's
+    /// counterpart of [`Reply::text`]).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::schema::GetPromptResult;
+    ///
+    /// let reply: Reply<(), GetPromptResult> = Reply::user("Summarise the diff.");
+    /// assert_eq!(reply, Reply::Done(GetPromptResult::user("Summarise the diff.")));
+    /// ```
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::Done(GetPromptResult::user(text))
+    }
+}
+
 impl<S: Serialize, T> Reply<S, T> {
     /// Turns the reply into an outcome; the resume state goes out unsigned
     /// (dispatch signs it once the handler has returned).
@@ -236,7 +252,7 @@ impl<T: IntoToolResult> IntoToolResult for Result<T, McpError> {
 /// What a prompt handler may return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[prompt]`",
-    note = "a prompt returns `GetPromptResult`, `Vec<PromptMessage>`, `String` (one user message), `Reply<S, GetPromptResult>`, or a `Result` of one of these with `McpError`"
+    note = "a prompt returns `GetPromptResult`, `Vec<PromptMessage>`, `String` (one user message), `Reply<S, GetPromptResult>`, or a `Result` of one of these with `PromptError` (a refusal, `-32602` with its message) or `McpError`"
 )]
 pub trait IntoPromptResult {
     /// Turns the value into the call's outcome.
@@ -278,11 +294,12 @@ impl<T: IntoPromptResult> IntoPromptResult for Result<T, McpError> {
 /// What a resource handler may return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[resource]`",
-    note = "a resource returns `ReadResourceResult`, `Vec<ResourceContents>`, `ResourceContents`, `String` (text of the resource's MIME type), `Reply<S, ReadResourceResult>`, or a `Result` of one of these with `McpError`"
+    note = "a resource returns `ReadResourceResult`, `Vec<ResourceContents>`, `ResourceContents`, `String` or `ResourceBody` (contents of the URI read), `Reply<S, ReadResourceResult>`, `Reply<S, ResourceBody>`, or a `Result` of one of these with `ResourceError` (a refusal, `-32602`) or `McpError`"
 )]
 pub trait IntoResourceResult {
-    /// Turns the value into the read's outcome; `uri` and `mime_type` are
-    /// the resource's, for results that do not name them.
+    /// Turns the value into the read's outcome; `uri` is the URI the
+    /// client asked for and `mime_type` the one the resource declares, for
+    /// results that do not name them.
     fn into_resource_outcome(
         self,
         uri: &str,

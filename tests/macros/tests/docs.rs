@@ -46,6 +46,9 @@ fn include_str_is_read_at_compile_time() {
     let tool = checked_deploy {}.descriptor();
     assert_eq!(
         tool.description.as_deref(),
-        Some(concat!("Checks the build, then\n", include_str!("docs/deploy.md")))
+        Some(concat!(
+            "Checks the build, then\n",
+            include_str!("docs/deploy.md")
+        ))
     );
 }

@@ -37,7 +37,7 @@ fn ui() {
         }
     }
     let t = trybuild::TestCases::new();
-    for dir in ["tool", "prompt", "resource", "form", "choice"] {
+    for dir in ["tool", "prompt", "resource", "handlers", "form", "choice"] {
         t.compile_fail(format!("tests/ui/{dir}/*.rs"));
     }
 }

@@ -13,7 +13,6 @@ struct greeting {}
 #[allow(unused_qualifications)]
 const _: () = {
     use ::mcp_runtime::__private as _mcp;
-    #[automatically_derived]
     impl _mcp::PromptHandler for greeting {
         fn descriptor(&self) -> _mcp::Prompt {
             _mcp::PromptSpec {
@@ -44,6 +43,11 @@ const _: () = {
                 let __mcp_output = greeting(__mcp_arg0).await;
                 <String as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output)
             })
+        }
+    }
+    impl _mcp::Register for greeting {
+        fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
+            builder.prompt(greeting {})
         }
     }
 };

@@ -12,7 +12,6 @@ struct readme {}
 #[allow(unused_qualifications)]
 const _: () = {
     use ::mcp_runtime::__private as _mcp;
-    #[automatically_derived]
     impl _mcp::ResourceHandler for readme {
         fn descriptor(&self) -> _mcp::Resource {
             _mcp::ResourceSpec {
@@ -41,6 +40,11 @@ const _: () = {
             })
         }
     }
+    impl _mcp::Register for readme {
+        fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
+            builder.resource(readme {})
+        }
+    }
 };
 /// One item's data.
 async fn item(vars: BTreeMap<String, String>) -> Result<String, McpError> {
@@ -54,7 +58,6 @@ struct item {}
 #[allow(unused_qualifications)]
 const _: () = {
     use ::mcp_runtime::__private as _mcp;
-    #[automatically_derived]
     impl _mcp::ResourceTemplateHandler for item {
         fn descriptor(&self) -> _mcp::ResourceTemplate {
             _mcp::ResourceSpec {
@@ -94,6 +97,11 @@ const _: () = {
                     _mcp::Option::None,
                 )
             })
+        }
+    }
+    impl _mcp::Register for item {
+        fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
+            builder.resource_template(item {})
         }
     }
 };

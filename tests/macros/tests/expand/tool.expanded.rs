@@ -12,7 +12,6 @@ struct count {}
 #[allow(unused_qualifications)]
 const _: () = {
     use ::mcp_runtime::__private as _mcp;
-    #[automatically_derived]
     impl _mcp::ToolHandler for count {
         fn descriptor(&self) -> _mcp::Tool {
             _mcp::ToolSpec {
@@ -55,6 +54,11 @@ const _: () = {
                     ToolError,
                 > as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
             })
+        }
+    }
+    impl _mcp::Register for count {
+        fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
+            builder.tool(count {})
         }
     }
 };

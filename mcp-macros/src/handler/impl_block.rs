@@ -1,0 +1,186 @@
+//! `#[handlers]` on an `impl` block: each `#[tool]`, `#[prompt]` or
+//! `#[resource]` method becomes a handler type holding an `Arc` of the
+//! value, checked and emitted as a free function's handler is; the block
+//! implements `Handlers`, which registers them all.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, format_ident, quote};
+
+use super::model::Owner;
+use super::{HandlerFn, Kind, attr, check, expand as emit};
+use crate::attr::runtime_path;
+use crate::ctxt::Ctxt;
+
+/// One method that carries a handler attribute, taken off it.
+struct Method {
+    kind: Kind,
+    args: TokenStream,
+    func: HandlerFn,
+}
+
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut block: syn::ItemImpl = match syn::parse2(item.clone()) {
+        Ok(block) => block,
+        Err(error) => {
+            let error = syn::Error::new(
+                error.span(),
+                "`#[handlers]` goes on an `impl` block: `#[handlers] impl MyServer { ... }`",
+            )
+            .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut cx = Ctxt::new();
+    if !args.is_empty() {
+        cx.error_spanned_by(&args, "`#[handlers]` takes no arguments");
+    }
+    if let Some((_, path, _)) = &block.trait_ {
+        cx.error_spanned_by(
+            path,
+            "`#[handlers]` goes on the type's own `impl` block (`impl MyServer { ... }`), not on a trait impl",
+        );
+    }
+    if !block.generics.params.is_empty() || block.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &block.generics,
+            "a `#[handlers]` block cannot be generic: its handlers' schemas are fixed when the server is built",
+        );
+    }
+    let type_name = type_name(&block.self_ty);
+    let methods = take_methods(&mut cx, &mut block);
+    if methods.is_empty() {
+        cx.error_spanned_by(
+            &block.self_ty,
+            "this `#[handlers]` block has no `#[tool]`, `#[prompt]` or `#[resource]` method",
+        );
+    }
+    let self_ty = &block.self_ty;
+    let handlers: Vec<_> = methods
+        .iter()
+        .map(|m| {
+            let attrs = attr::parse(&mut cx, m.kind, m.args.clone());
+            let owner = Owner {
+                handler: format_ident!("__mcp_{}_{}", type_name, m.func.sig.ident),
+            };
+            check(&mut cx, m.kind, &m.func, &attrs, Some(owner))
+        })
+        .collect();
+    let rt = runtime_path(None);
+    let errors = match cx.check() {
+        Ok(()) => None,
+        Err(errors) => Some(errors.to_compile_error()),
+    };
+    let items = handlers.iter().map(|h| {
+        let owner = h.owner.as_ref().map(|o| &o.handler);
+        let defined = quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            struct #owner(_mcp::Arc<#self_ty>);
+        };
+        // Beside errors, only the types: the impls could add errors of
+        // their own to a handler that is already wrong.
+        let implemented = errors
+            .is_none()
+            .then(|| emit::handler_impl(h, &owner.to_token_stream()));
+        quote!(#defined #implemented)
+    });
+    let registrations = handlers.iter().map(|h| {
+        let register = emit::register_with(h);
+        let owner = h.owner.as_ref().map(|o| &o.handler);
+        match errors {
+            None => quote!(.#register(#owner(_mcp::Arc::clone(&this)))),
+            Some(_) => quote!(),
+        }
+    });
+    quote! {
+        #errors
+        #block
+
+        #[doc(hidden)]
+        #[allow(unused_qualifications)]
+        const _: () = {
+            use #rt::__private as _mcp;
+
+            #(#items)*
+
+            impl _mcp::Handlers for #self_ty {
+                fn register(
+                    this: _mcp::Arc<Self>,
+                    builder: _mcp::ServerBuilder,
+                ) -> _mcp::ServerBuilder {
+                    let _ = &this;
+                    builder #(#registrations)*
+                }
+            }
+        };
+    }
+}
+
+/// Takes the handler attribute off every method that has one.
+fn take_methods(cx: &mut Ctxt, block: &mut syn::ItemImpl) -> Vec<Method> {
+    let mut methods = Vec::new();
+    for item in &mut block.items {
+        let syn::ImplItem::Fn(method) = item else {
+            continue;
+        };
+        let Some(position) = method.attrs.iter().position(|a| kind_of(a).is_some()) else {
+            continue;
+        };
+        let attr = method.attrs.remove(position);
+        let Some(kind) = kind_of(&attr) else {
+            continue;
+        };
+        let args = match &attr.meta {
+            syn::Meta::Path(_) => TokenStream::new(),
+            syn::Meta::List(list) => list.tokens.clone(),
+            syn::Meta::NameValue(nv) => {
+                cx.error_spanned_by(
+                    nv,
+                    format!("expected `#[{}]` or `#[{}(...)]`", kind.name(), kind.name()),
+                );
+                TokenStream::new()
+            }
+        };
+        let body = match syn::parse2::<proc_macro2::Group>(method.block.to_token_stream()) {
+            Ok(body) => body,
+            Err(error) => {
+                cx.syn_error(error);
+                continue;
+            }
+        };
+        methods.push(Method {
+            kind,
+            args,
+            func: HandlerFn {
+                attrs: method.attrs.clone(),
+                vis: method.vis.clone(),
+                sig: method.sig.clone(),
+                body,
+            },
+        });
+    }
+    methods
+}
+
+/// Which handler attribute `attr` is (`#[tool]`, `#[mcp_runtime::tool]`...).
+fn kind_of(attr: &syn::Attribute) -> Option<Kind> {
+    let last = attr.path().segments.last()?;
+    match last.ident.to_string().as_str() {
+        "tool" => Some(Kind::Tool),
+        "prompt" => Some(Kind::Prompt),
+        "resource" => Some(Kind::Resource),
+        _ => None,
+    }
+}
+
+/// The last name of the block's type, for naming the generated types.
+fn type_name(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map_or_else(|| "Server".to_owned(), |s| s.ident.to_string()),
+        _ => "Server".to_owned(),
+    }
+}

@@ -1,0 +1,58 @@
+use mcp_runtime::prelude::*;
+struct Desk {
+    greeting: String,
+}
+impl Desk {
+    /// Greets the caller.
+    async fn greet(&self) -> String {
+        self.greeting.clone()
+    }
+}
+#[doc(hidden)]
+#[allow(unused_qualifications)]
+const _: () = {
+    use ::mcp_runtime::__private as _mcp;
+    #[doc(hidden)]
+    #[allow(non_camel_case_types)]
+    struct __mcp_Desk_greet(_mcp::Arc<Desk>);
+    impl _mcp::ToolHandler for __mcp_Desk_greet {
+        fn descriptor(&self) -> _mcp::Tool {
+            _mcp::ToolSpec {
+                name: "greet",
+                title: _mcp::Option::None,
+                description: "Greets the caller.",
+                read_only: _mcp::Option::None,
+                destructive: _mcp::Option::None,
+                idempotent: _mcp::Option::None,
+                open_world: _mcp::Option::None,
+                input: &[],
+                output: <String as _mcp::IntoToolResult>::output_schema,
+            }
+                .build()
+        }
+        fn call(
+            &self,
+            _: _mcp::JsonObject,
+            _: _mcp::Context,
+        ) -> _mcp::BoxFuture<
+            '_,
+            _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>,
+        > {
+            let __mcp_this = _mcp::Arc::clone(&self.0);
+            _mcp::Box::pin(async move {
+                let __mcp_output = __mcp_this.greet().await;
+                <String as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
+            })
+        }
+    }
+    impl _mcp::Handlers for Desk {
+        fn register(
+            this: _mcp::Arc<Self>,
+            builder: _mcp::ServerBuilder,
+        ) -> _mcp::ServerBuilder {
+            let _ = &this;
+            builder.tool(__mcp_Desk_greet(_mcp::Arc::clone(&this)))
+        }
+    }
+};
+fn main() {}
