@@ -67,6 +67,18 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(handler::Kind::Tool, args.into(), item.into()).into()
 }
 
+/// Turns an `async fn` into the server's completion handler
+/// (`completion/complete`); register with `.completion(name {})` or
+/// `.handler::<name>()`. Parameters, in any order: `CompletionReference`
+/// (what is completed), `CompletionArgument` (the argument and what was
+/// typed), `CompletionContext` (the other arguments' values), `Ctx`,
+/// `Shared<T>`. Returns `Vec<String>` (the values), `CompleteResult`, or a
+/// `Result` of these with `McpError`.
+#[proc_macro_attribute]
+pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(handler::Kind::Completion, args.into(), item.into()).into()
+}
+
 /// Makes an `impl` block's `#[tool]`, `#[prompt]` and `#[resource]`
 /// methods (`async fn(&self, ...)`) handlers of one shared value, registered
 /// together with `.handlers(value)`.

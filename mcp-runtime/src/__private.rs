@@ -7,13 +7,15 @@ pub use crate::form::{
     FormError, FormSchema,
 };
 pub use crate::schema::{
-    CallToolResult, GetPromptResult, JsonObject, McpError, Prompt, ReadResourceResult,
-    RenderedSchema, Resource, ResourceTemplate, StringFormat, Tool,
+    CallToolResult, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
+    GetPromptResult, JsonObject, McpError, Prompt, ReadResourceResult, RenderedSchema, Resource,
+    ResourceTemplate, StringFormat, Tool,
 };
 pub use crate::server::{
-    CallParts, Context, FromCall, Handlers, IntoPromptResult, IntoResourceResult, IntoToolResult,
-    Outcome, PromptHandler, PromptSpec, Register, ResourceHandler, ResourceSpec,
-    ResourceTemplateHandler, ServerBuilder, ToolHandler, ToolSpec,
+    CallParts, CompletionHandler, Context, FromCall, Handlers, IntoCompleteResult,
+    IntoPromptResult, IntoResourceResult, IntoToolResult, Outcome, PromptHandler, PromptSpec,
+    Register, ResourceHandler, ResourceSpec, ResourceTemplateHandler, ServerBuilder, ToolHandler,
+    ToolSpec,
 };
 pub use ::core::default::Default;
 pub use ::core::option::Option;

@@ -271,6 +271,37 @@ pub use mcp_macros::resource;
 /// ```
 pub use mcp_macros::handlers;
 
+/// Turns an `async fn` into the server's `completion/complete` handler,
+/// registered with `.handler::<name>()` (or `.completion(name {})`).
+/// Parameters, in any order: [`CompletionReference`](schema::CompletionReference)
+/// (what is completed), [`CompletionArgument`](schema::CompletionArgument)
+/// (the argument and what was typed so far),
+/// [`CompletionContext`](schema::CompletionContext) (the other arguments'
+/// values), `Ctx`, `Shared<T>`. Returns `Vec<String>` (the values; at most
+/// 100 are sent, with `hasMore` past that), `CompleteResult`, or a `Result`
+/// of these with `McpError`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::schema::{CompletionArgument, CompletionReference};
+///
+/// /// Suggests colours.
+/// #[completion]
+/// async fn colours(reference: CompletionReference, argument: CompletionArgument) -> Vec<String> {
+///     let _ = reference;
+///     ["red", "green", "blue"]
+///         .iter()
+///         .filter(|c| c.starts_with(argument.value.as_str()))
+///         .map(|c| (*c).to_owned())
+///         .collect()
+/// }
+///
+/// let server = Server::builder("colours", "1.0.0").handler::<colours>().build()?;
+/// # let _ = server;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub use mcp_macros::completion;
+
 /// Derives [`form::ElicitForm`] for a struct with named fields: a flat
 /// form whose answers decode back into the struct.
 ///
@@ -356,7 +387,7 @@ pub mod prelude {
         Ctx, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Server, Shared,
         ToolError,
     };
-    pub use mcp_macros::{ElicitChoice, ElicitForm, handlers, prompt, resource, tool};
+    pub use mcp_macros::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
 }
 
 /// A boxed, `Send` future: what handler and hook methods return.

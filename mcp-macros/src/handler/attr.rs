@@ -16,6 +16,7 @@ pub(crate) enum Kind {
     Tool,
     Prompt,
     Resource,
+    Completion,
 }
 
 impl Kind {
@@ -24,6 +25,7 @@ impl Kind {
             Self::Tool => "tool",
             Self::Prompt => "prompt",
             Self::Resource => "resource",
+            Self::Completion => "completion",
         }
     }
 }
@@ -50,7 +52,8 @@ struct Key {
     read: fn(&mut HandlerAttrs, &mut Ctxt, &ParseNestedMeta<'_>) -> syn::Result<()>,
 }
 
-const ALL: &[Kind] = &[Kind::Tool, Kind::Prompt, Kind::Resource];
+const DESCRIBED: &[Kind] = &[Kind::Tool, Kind::Prompt, Kind::Resource];
+const ALL: &[Kind] = &[Kind::Tool, Kind::Prompt, Kind::Resource, Kind::Completion];
 const TOOL: &[Kind] = &[Kind::Tool];
 const RESOURCE: &[Kind] = &[Kind::Resource];
 
@@ -58,17 +61,17 @@ const RESOURCE: &[Kind] = &[Kind::Resource];
 const KEYS: &[Key] = &[
     Key {
         name: "name",
-        on: ALL,
+        on: DESCRIBED,
         read: |a, cx, m| string(&mut a.name, cx, m),
     },
     Key {
         name: "title",
-        on: ALL,
+        on: DESCRIBED,
         read: |a, cx, m| string(&mut a.title, cx, m),
     },
     Key {
         name: "description",
-        on: ALL,
+        on: DESCRIBED,
         read: |a, cx, m| string(&mut a.description, cx, m),
     },
     Key {

@@ -15,14 +15,16 @@ use crate::attr::Docs;
 struct Signature {
     /// The trait, e.g. `ToolHandler`.
     trait_name: TokenStream,
-    /// What `descriptor` returns, e.g. `Tool`.
-    descriptor: TokenStream,
+    /// What `descriptor` returns, e.g. `Tool` (`None`: the trait has no
+    /// descriptor).
+    descriptor: Option<TokenStream>,
     /// The method, e.g. `call`.
     method: TokenStream,
     /// The method's parameters after `&self`: a name and a type.
     params: &'static [(&'static str, Param)],
-    /// The complete result, e.g. `CallToolResult`.
-    result: TokenStream,
+    /// What the method's future yields, e.g.
+    /// `Result<Outcome<CallToolResult>, McpError>`.
+    output: TokenStream,
     /// How the parameters become the `CallParts` the handler's own
     /// parameters are drawn from.
     parts: TokenStream,
@@ -35,6 +37,9 @@ enum Param {
     Strings,
     Uri,
     Context,
+    Reference,
+    Argument,
+    CompletionContext,
 }
 
 impl Param {
@@ -44,53 +49,79 @@ impl Param {
             Self::Strings => quote!(_mcp::BTreeMap<_mcp::String, _mcp::String>),
             Self::Uri => quote!(_mcp::String),
             Self::Context => quote!(_mcp::Context),
+            Self::Reference => quote!(_mcp::CompletionReference),
+            Self::Argument => quote!(_mcp::CompletionArgument),
+            Self::CompletionContext => quote!(_mcp::Option<_mcp::CompletionContext>),
         }
     }
+}
+
+/// The output of a handler that may ask for input, finishing as `result`.
+fn outcome(result: TokenStream) -> TokenStream {
+    quote!(_mcp::Result<_mcp::Outcome<_mcp::#result>, _mcp::McpError>)
 }
 
 fn signature(target: &Target) -> Signature {
     match target {
         Target::Tool(_) => Signature {
             trait_name: quote!(ToolHandler),
-            descriptor: quote!(Tool),
+            descriptor: Some(quote!(Tool)),
             method: quote!(call),
             params: &[
                 ("__mcp_arguments", Param::Object),
                 ("__mcp_ctx", Param::Context),
             ],
-            result: quote!(CallToolResult),
+            output: outcome(quote!(CallToolResult)),
             parts: quote!(_mcp::CallParts::new(__mcp_arguments, __mcp_ctx)),
         },
         Target::Prompt => Signature {
             trait_name: quote!(PromptHandler),
-            descriptor: quote!(Prompt),
+            descriptor: Some(quote!(Prompt)),
             method: quote!(get),
             params: &[
                 ("__mcp_arguments", Param::Strings),
                 ("__mcp_ctx", Param::Context),
             ],
-            result: quote!(GetPromptResult),
+            output: outcome(quote!(GetPromptResult)),
             parts: quote!(_mcp::CallParts::from_strings(__mcp_arguments, __mcp_ctx)),
         },
         Target::Resource { .. } => Signature {
             trait_name: quote!(ResourceHandler),
-            descriptor: quote!(Resource),
+            descriptor: Some(quote!(Resource)),
             method: quote!(read),
             params: &[("__mcp_ctx", Param::Context)],
-            result: quote!(ReadResourceResult),
+            output: outcome(quote!(ReadResourceResult)),
             parts: quote!(_mcp::CallParts::new(_mcp::JsonObject::new(), __mcp_ctx)),
         },
         Target::ResourceTemplate { .. } => Signature {
             trait_name: quote!(ResourceTemplateHandler),
-            descriptor: quote!(ResourceTemplate),
+            descriptor: Some(quote!(ResourceTemplate)),
             method: quote!(read),
             params: &[
                 ("__mcp_uri", Param::Uri),
                 ("__mcp_variables", Param::Strings),
                 ("__mcp_ctx", Param::Context),
             ],
-            result: quote!(ReadResourceResult),
+            output: outcome(quote!(ReadResourceResult)),
             parts: quote!(_mcp::CallParts::from_strings(__mcp_variables, __mcp_ctx)),
+        },
+        Target::Completion => Signature {
+            trait_name: quote!(CompletionHandler),
+            descriptor: None,
+            method: quote!(complete),
+            params: &[
+                ("__mcp_reference", Param::Reference),
+                ("__mcp_argument", Param::Argument),
+                ("__mcp_context", Param::CompletionContext),
+                ("__mcp_ctx", Param::Context),
+            ],
+            output: quote!(_mcp::Result<_mcp::CompleteResult, _mcp::McpError>),
+            parts: quote!(_mcp::CallParts::completion(
+                __mcp_reference,
+                __mcp_argument,
+                __mcp_context,
+                __mcp_ctx
+            )),
         },
     }
 }
@@ -99,7 +130,7 @@ fn signature(target: &Target) -> Signature {
 /// (the others are `_`).
 fn method_head(sig: &Signature, named: impl Fn(&str) -> bool) -> TokenStream {
     let method = &sig.method;
-    let result = &sig.result;
+    let output = &sig.output;
     let params = sig.params.iter().map(|(name, param)| {
         let ty = param.ty();
         if named(name) {
@@ -110,8 +141,7 @@ fn method_head(sig: &Signature, named: impl Fn(&str) -> bool) -> TokenStream {
         }
     });
     quote! {
-        fn #method(&self, #(#params),*)
-            -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::Outcome<_mcp::#result>, _mcp::McpError>>
+        fn #method(&self, #(#params),*) -> _mcp::BoxFuture<'_, #output>
     }
 }
 
@@ -156,8 +186,14 @@ pub(crate) fn register_with(h: &Handler<'_>) -> syn::Ident {
 pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStream {
     let sig = signature(&h.target);
     let trait_name = &sig.trait_name;
-    let descriptor_ty = &sig.descriptor;
-    let descriptor = descriptor(h);
+    let descriptor = sig.descriptor.as_ref().map(|ty| {
+        let body = descriptor(h);
+        quote! {
+            fn descriptor(&self) -> _mcp::#ty {
+                #body
+            }
+        }
+    });
     // The call's parameters are named only when a handler parameter draws
     // on them (the URI always feeds a template's result); otherwise they
     // are `_` and nothing unused is emitted.
@@ -171,9 +207,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
     let variables = template_check(h);
     quote! {
         impl _mcp::#trait_name for #for_type {
-            fn descriptor(&self) -> _mcp::#descriptor_ty {
-                #descriptor
-            }
+            #descriptor
 
             #head {
                 #parts
@@ -288,6 +322,7 @@ fn descriptor(h: &Handler<'_>) -> TokenStream {
                 .build()
             }
         }
+        Target::Completion => quote!(),
         Target::Resource { uri, mime_type }
         | Target::ResourceTemplate {
             template: uri,
@@ -329,6 +364,8 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
             <#ty as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)),
         (Target::Prompt, Some(ty)) => quote_spanned!(ty.span()=>
             <#ty as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output)),
+        (Target::Completion, Some(ty)) => quote_spanned!(ty.span()=>
+            <#ty as _mcp::IntoCompleteResult>::into_complete_result(__mcp_output)),
         (Target::Resource { uri, mime_type }, Some(ty)) => {
             let mime = opt_str(mime_type.as_deref());
             quote_spanned!(ty.span()=>
@@ -411,7 +448,10 @@ pub(crate) fn stub(h: &Handler<'_>) -> TokenStream {
     let ident = &h.func.sig.ident;
     let sig = signature(&h.target);
     let trait_name = &sig.trait_name;
-    let descriptor_ty = &sig.descriptor;
+    let descriptor = sig
+        .descriptor
+        .as_ref()
+        .map(|ty| quote!(fn descriptor(&self) -> _mcp::#ty { ::core::unreachable!() }));
     let head = method_head(&sig, |_| false);
     quote! {
         #marker
@@ -420,8 +460,13 @@ pub(crate) fn stub(h: &Handler<'_>) -> TokenStream {
         const _: () = {
             use #rt::__private as _mcp;
             impl _mcp::#trait_name for #ident {
-                fn descriptor(&self) -> _mcp::#descriptor_ty { ::core::unreachable!() }
+                #descriptor
                 #head { ::core::unreachable!() }
+            }
+            impl _mcp::Register for #ident {
+                fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
+                    builder
+                }
             }
         };
     }

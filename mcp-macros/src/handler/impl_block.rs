@@ -169,6 +169,7 @@ fn kind_of(attr: &syn::Attribute) -> Option<Kind> {
         "tool" => Some(Kind::Tool),
         "prompt" => Some(Kind::Prompt),
         "resource" => Some(Kind::Resource),
+        "completion" => Some(Kind::Completion),
         _ => None,
     }
 }

@@ -138,7 +138,7 @@ fn check<'a>(
         Some(lit) => Some(Docs::Text(lit.value())),
         None => docs(&func.attrs),
     };
-    if description.is_none() && kind != Kind::Resource {
+    if description.is_none() && matches!(kind, Kind::Tool | Kind::Prompt) {
         cx.error_spanned_by(
             &sig.ident,
             format!(
@@ -226,6 +226,7 @@ fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Id
             open_world: attrs.open_world.get().copied(),
         }),
         Kind::Prompt => Target::Prompt,
+        Kind::Completion => Target::Completion,
         Kind::Resource => match (attrs.uri.get(), attrs.uri_template.get()) {
             (None, None) => {
                 cx.error_spanned_by(

@@ -18,6 +18,9 @@ pub(crate) enum Target {
         uri: String,
         mime_type: Option<String>,
     },
+    /// `#[completion]`: suggests values for prompt arguments and template
+    /// variables.
+    Completion,
     /// `#[resource(uri_template = "...")]`.
     ResourceTemplate {
         /// The template as written.
@@ -71,6 +74,7 @@ impl Target {
             Self::Tool(_) => "tool",
             Self::Prompt => "prompt",
             Self::Resource { .. } | Self::ResourceTemplate { .. } => "resource",
+            Self::Completion => "completion",
         }
     }
 
@@ -81,6 +85,7 @@ impl Target {
             Self::Prompt => "prompt",
             Self::Resource { .. } => "resource",
             Self::ResourceTemplate { .. } => "resource_template",
+            Self::Completion => "completion",
         }
     }
 }

@@ -35,6 +35,14 @@ impl CallParts {
         }
     }
 
+    /// The JSON argument under `key` (`None` for string arguments).
+    pub(crate) fn json_argument(&self, key: &str) -> Option<&serde_json::Value> {
+        match &self.arguments {
+            Arguments::Json(object) => object.get(key),
+            Arguments::Strings(_) => None,
+        }
+    }
+
     /// The parts of a prompt call or a resource-template read, whose
     /// arguments (variables) are strings. A field of another type than
     /// `String` (`id: u32`, `verbose: bool`) is parsed from its string.

@@ -46,7 +46,7 @@ pub trait Handlers: Send + Sync + 'static {
 /// [`ServerBuilder::handler`]: `.handler::<refund>()`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a handler function",
-    note = "annotate an async fn with `#[tool]`, `#[prompt]` or `#[resource]`, then register it with `.handler::<its_name>()`"
+    note = "annotate an async fn with `#[tool]`, `#[prompt]`, `#[resource]` or `#[completion]`, then register it with `.handler::<its_name>()`"
 )]
 pub trait Register {
     /// Registers the handler with `builder`.

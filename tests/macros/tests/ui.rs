@@ -37,7 +37,15 @@ fn ui() {
         }
     }
     let t = trybuild::TestCases::new();
-    for dir in ["tool", "prompt", "resource", "handlers", "form", "choice"] {
+    for dir in [
+        "tool",
+        "prompt",
+        "resource",
+        "completion",
+        "handlers",
+        "form",
+        "choice",
+    ] {
         t.compile_fail(format!("tests/ui/{dir}/*.rs"));
     }
 }
