@@ -24,3 +24,12 @@ pub use ::std::boxed::Box;
 pub use ::std::collections::BTreeMap;
 pub use ::std::string::String;
 pub use ::std::sync::{Arc, OnceLock};
+
+/// What a tool handler's `call` returns.
+pub type ToolFuture<'a> = BoxFuture<'a, Result<Outcome<CallToolResult>, McpError>>;
+/// What a prompt handler's `get` returns.
+pub type PromptFuture<'a> = BoxFuture<'a, Result<Outcome<GetPromptResult>, McpError>>;
+/// What a resource handler's `read` returns.
+pub type ResourceFuture<'a> = BoxFuture<'a, Result<Outcome<ReadResourceResult>, McpError>>;
+/// What a completion handler's `complete` returns.
+pub type CompletionFuture<'a> = BoxFuture<'a, Result<CompleteResult, McpError>>;

@@ -22,8 +22,7 @@ struct Signature {
     method: TokenStream,
     /// The method's parameters after `&self`: a name and a type.
     params: &'static [(&'static str, Param)],
-    /// What the method's future yields, e.g.
-    /// `Result<Outcome<CallToolResult>, McpError>`.
+    /// The method's future type in `__private`, e.g. `ToolFuture`.
     output: TokenStream,
     /// How the parameters become the `CallParts` the handler's own
     /// parameters are drawn from.
@@ -56,11 +55,6 @@ impl Param {
     }
 }
 
-/// The output of a handler that may ask for input, finishing as `result`.
-fn outcome(result: TokenStream) -> TokenStream {
-    quote!(_mcp::Result<_mcp::Outcome<_mcp::#result>, _mcp::McpError>)
-}
-
 fn signature(target: &Target) -> Signature {
     match target {
         Target::Tool(_) => Signature {
@@ -71,7 +65,7 @@ fn signature(target: &Target) -> Signature {
                 ("__mcp_arguments", Param::Object),
                 ("__mcp_ctx", Param::Context),
             ],
-            output: outcome(quote!(CallToolResult)),
+            output: quote!(ToolFuture),
             parts: quote!(_mcp::CallParts::new(__mcp_arguments, __mcp_ctx)),
         },
         Target::Prompt => Signature {
@@ -82,7 +76,7 @@ fn signature(target: &Target) -> Signature {
                 ("__mcp_arguments", Param::Strings),
                 ("__mcp_ctx", Param::Context),
             ],
-            output: outcome(quote!(GetPromptResult)),
+            output: quote!(PromptFuture),
             parts: quote!(_mcp::CallParts::from_strings(__mcp_arguments, __mcp_ctx)),
         },
         Target::Resource { .. } => Signature {
@@ -90,7 +84,7 @@ fn signature(target: &Target) -> Signature {
             descriptor: Some(quote!(Resource)),
             method: quote!(read),
             params: &[("__mcp_ctx", Param::Context)],
-            output: outcome(quote!(ReadResourceResult)),
+            output: quote!(ResourceFuture),
             parts: quote!(_mcp::CallParts::new(_mcp::JsonObject::new(), __mcp_ctx)),
         },
         Target::ResourceTemplate { .. } => Signature {
@@ -102,7 +96,7 @@ fn signature(target: &Target) -> Signature {
                 ("__mcp_variables", Param::Strings),
                 ("__mcp_ctx", Param::Context),
             ],
-            output: outcome(quote!(ReadResourceResult)),
+            output: quote!(ResourceFuture),
             parts: quote!(_mcp::CallParts::from_strings(__mcp_variables, __mcp_ctx)),
         },
         Target::Completion => Signature {
@@ -115,7 +109,7 @@ fn signature(target: &Target) -> Signature {
                 ("__mcp_context", Param::CompletionContext),
                 ("__mcp_ctx", Param::Context),
             ],
-            output: quote!(_mcp::Result<_mcp::CompleteResult, _mcp::McpError>),
+            output: quote!(CompletionFuture),
             parts: quote!(_mcp::CallParts::completion(
                 __mcp_reference,
                 __mcp_argument,
@@ -141,7 +135,7 @@ fn method_head(sig: &Signature, named: impl Fn(&str) -> bool) -> TokenStream {
         }
     });
     quote! {
-        fn #method(&self, #(#params),*) -> _mcp::BoxFuture<'_, #output>
+        fn #method(&self, #(#params),*) -> _mcp::#output<'_>
     }
 }
 
@@ -246,13 +240,6 @@ fn opt_str(value: Option<&str>) -> TokenStream {
     }
 }
 
-fn opt_bool(value: Option<bool>) -> TokenStream {
-    match value {
-        Some(b) => quote!(_mcp::Option::Some(#b)),
-        None => quote!(_mcp::Option::None),
-    }
-}
-
 /// A description as a `&'static str` expression.
 fn docs(docs: Option<&Docs>) -> TokenStream {
     match docs {
@@ -283,29 +270,34 @@ fn descriptor(h: &Handler<'_>) -> TokenStream {
     match &h.target {
         Target::Tool(a) => {
             let description = docs(h.description.as_ref());
-            let (read_only, destructive, idempotent, open_world) = (
-                opt_bool(a.read_only),
-                opt_bool(a.destructive),
-                opt_bool(a.idempotent),
-                opt_bool(a.open_world),
-            );
-            let output = match h.output {
-                Some(ty) => {
-                    quote_spanned!(ty.span()=> <#ty as _mcp::IntoToolResult>::output_schema)
-                }
-                None => quote!(|| _mcp::Option::None),
-            };
+            // Only what was said; the rest from `ToolSpec::DEFAULT`.
+            let title = h
+                .title
+                .as_deref()
+                .map(|t| quote!(title: _mcp::Option::Some(#t),));
+            let hints = [
+                ("read_only", a.read_only),
+                ("destructive", a.destructive),
+                ("idempotent", a.idempotent),
+                ("open_world", a.open_world),
+            ]
+            .into_iter()
+            .filter_map(|(key, value)| {
+                let key = format_ident!("{key}");
+                value.map(|v| quote!(#key: _mcp::Option::Some(#v),))
+            });
+            let output = h.output.map(|ty| {
+                quote_spanned!(ty.span()=> output: <#ty as _mcp::IntoToolResult>::output_schema,)
+            });
             quote! {
                 _mcp::ToolSpec {
                     name: #name,
-                    title: #title,
+                    #title
                     description: #description,
-                    read_only: #read_only,
-                    destructive: #destructive,
-                    idempotent: #idempotent,
-                    open_world: #open_world,
+                    #(#hints)*
                     input: &[#(#inputs),*],
-                    output: #output,
+                    #output
+                    .._mcp::ToolSpec::DEFAULT
                 }
                 .build()
             }
@@ -356,25 +348,29 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
         .map(|i| format_ident!("__mcp_arg{i}"))
         .collect();
     let draws = h.params.iter().zip(&args).map(|(ty, arg)| {
-        quote_spanned!(ty.span()=> let #arg = <#ty as _mcp::FromCall>::from_call(&mut __mcp_parts)?;)
+        quote_spanned!(ty.span()=> let #arg: #ty = _mcp::FromCall::from_call(&mut __mcp_parts)?;)
     });
+    // The output's type is inferred; the conversion is spanned on the
+    // declared return type, so a type that cannot be returned is reported
+    // there.
     let convert = match (&h.target, h.output) {
         (_, None) => quote!(::core::unreachable!()),
-        (Target::Tool(_), Some(ty)) => quote_spanned!(ty.span()=>
-            <#ty as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)),
-        (Target::Prompt, Some(ty)) => quote_spanned!(ty.span()=>
-            <#ty as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output)),
-        (Target::Completion, Some(ty)) => quote_spanned!(ty.span()=>
-            <#ty as _mcp::IntoCompleteResult>::into_complete_result(__mcp_output)),
+        (Target::Tool(_), Some(ty)) => {
+            quote_spanned!(ty.span()=> _mcp::IntoToolResult::into_tool_outcome(__mcp_output))
+        }
+        (Target::Prompt, Some(ty)) => {
+            quote_spanned!(ty.span()=> _mcp::IntoPromptResult::into_prompt_outcome(__mcp_output))
+        }
+        (Target::Completion, Some(ty)) => {
+            quote_spanned!(ty.span()=> _mcp::IntoCompleteResult::into_complete_result(__mcp_output))
+        }
         (Target::Resource { uri, mime_type }, Some(ty)) => {
             let mime = opt_str(mime_type.as_deref());
-            quote_spanned!(ty.span()=>
-                <#ty as _mcp::IntoResourceResult>::into_resource_outcome(__mcp_output, #uri, #mime))
+            quote_spanned!(ty.span()=> _mcp::IntoResourceResult::into_resource_outcome(__mcp_output, #uri, #mime))
         }
         (Target::ResourceTemplate { mime_type, .. }, Some(ty)) => {
             let mime = opt_str(mime_type.as_deref());
-            quote_spanned!(ty.span()=>
-                <#ty as _mcp::IntoResourceResult>::into_resource_outcome(__mcp_output, &__mcp_uri, #mime))
+            quote_spanned!(ty.span()=> _mcp::IntoResourceResult::into_resource_outcome(__mcp_output, &__mcp_uri, #mime))
         }
     };
     // A method is called on the shared value, which the future holds.

@@ -11,6 +11,11 @@ use crate::schema::{
 /// A function that yields one parameter's part of the input schema.
 pub type SchemaFn = fn() -> Option<JsonObject>;
 
+/// The [`SchemaFn`] of a part that adds nothing.
+fn no_schema() -> Option<JsonObject> {
+    None
+}
+
 /// What `#[tool]` knows about a tool.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolSpec {
@@ -35,6 +40,20 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
+    /// A spec with every optional part unset, to fill in with
+    /// `ToolSpec { name, description, .., ..ToolSpec::DEFAULT }`.
+    pub const DEFAULT: Self = Self {
+        name: "",
+        title: None,
+        description: "",
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+        input: &[],
+        output: no_schema,
+    };
+
     /// The tool descriptor.
     pub fn build(self) -> Tool {
         let annotations = ToolAnnotations {

@@ -145,6 +145,18 @@ mod facade {
         }
 
         impl ToolSpec {
+            pub(crate) const DEFAULT: Self = Self {
+                name: "",
+                title: None,
+                description: "",
+                read_only: None,
+                destructive: None,
+                idempotent: None,
+                open_world: None,
+                input: &[],
+                output: || None,
+            };
+
             pub(crate) fn build(self) -> Tool {
                 let mut tool = ::mcp_runtime::__private::ToolSpec {
                     name: self.name,

@@ -19,7 +19,7 @@ const _: () = {
             __mcp_argument: _mcp::CompletionArgument,
             __mcp_context: _mcp::Option<_mcp::CompletionContext>,
             __mcp_ctx: _mcp::Context,
-        ) -> _mcp::BoxFuture<'_, _mcp::Result<_mcp::CompleteResult, _mcp::McpError>> {
+        ) -> _mcp::CompletionFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::completion(
                 __mcp_reference,
                 __mcp_argument,
@@ -27,13 +27,11 @@ const _: () = {
                 __mcp_ctx,
             );
             _mcp::Box::pin(async move {
-                let __mcp_arg0 = <CompletionArgument as _mcp::FromCall>::from_call(
+                let __mcp_arg0: CompletionArgument = _mcp::FromCall::from_call(
                     &mut __mcp_parts,
                 )?;
                 let __mcp_output = colours(__mcp_arg0).await;
-                <Vec<
-                    String,
-                > as _mcp::IntoCompleteResult>::into_complete_result(__mcp_output)
+                _mcp::IntoCompleteResult::into_complete_result(__mcp_output)
             })
         }
     }

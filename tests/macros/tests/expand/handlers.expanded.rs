@@ -19,29 +19,18 @@ const _: () = {
         fn descriptor(&self) -> _mcp::Tool {
             _mcp::ToolSpec {
                 name: "greet",
-                title: _mcp::Option::None,
                 description: "Greets the caller.",
-                read_only: _mcp::Option::None,
-                destructive: _mcp::Option::None,
-                idempotent: _mcp::Option::None,
-                open_world: _mcp::Option::None,
                 input: &[],
                 output: <String as _mcp::IntoToolResult>::output_schema,
+                .._mcp::ToolSpec::DEFAULT
             }
                 .build()
         }
-        fn call(
-            &self,
-            _: _mcp::JsonObject,
-            _: _mcp::Context,
-        ) -> _mcp::BoxFuture<
-            '_,
-            _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>,
-        > {
+        fn call(&self, _: _mcp::JsonObject, _: _mcp::Context) -> _mcp::ToolFuture<'_> {
             let __mcp_this = _mcp::Arc::clone(&self.0);
             _mcp::Box::pin(async move {
                 let __mcp_output = __mcp_this.greet().await;
-                <String as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
+                _mcp::IntoToolResult::into_tool_outcome(__mcp_output)
             })
         }
     }

@@ -27,21 +27,17 @@ const _: () = {
             &self,
             __mcp_arguments: _mcp::BTreeMap<_mcp::String, _mcp::String>,
             __mcp_ctx: _mcp::Context,
-        ) -> _mcp::BoxFuture<
-            '_,
-            _mcp::Result<_mcp::Outcome<_mcp::GetPromptResult>, _mcp::McpError>,
-        > {
+        ) -> _mcp::PromptFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::from_strings(
                 __mcp_arguments,
                 __mcp_ctx,
             );
             _mcp::Box::pin(async move {
-                let __mcp_arg0 = <BTreeMap<
-                    String,
-                    String,
-                > as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
+                let __mcp_arg0: BTreeMap<String, String> = _mcp::FromCall::from_call(
+                    &mut __mcp_parts,
+                )?;
                 let __mcp_output = greeting(__mcp_arg0).await;
-                <String as _mcp::IntoPromptResult>::into_prompt_outcome(__mcp_output)
+                _mcp::IntoPromptResult::into_prompt_outcome(__mcp_output)
             })
         }
     }

@@ -23,16 +23,10 @@ const _: () = {
             }
                 .resource()
         }
-        fn read(
-            &self,
-            _: _mcp::Context,
-        ) -> _mcp::BoxFuture<
-            '_,
-            _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>,
-        > {
+        fn read(&self, _: _mcp::Context) -> _mcp::ResourceFuture<'_> {
             _mcp::Box::pin(async move {
                 let __mcp_output = readme().await;
-                <String as _mcp::IntoResourceResult>::into_resource_outcome(
+                _mcp::IntoResourceResult::into_resource_outcome(
                     __mcp_output,
                     "file:///README.md",
                     _mcp::Option::Some("text/markdown"),
@@ -74,24 +68,17 @@ const _: () = {
             __mcp_uri: _mcp::String,
             __mcp_variables: _mcp::BTreeMap<_mcp::String, _mcp::String>,
             __mcp_ctx: _mcp::Context,
-        ) -> _mcp::BoxFuture<
-            '_,
-            _mcp::Result<_mcp::Outcome<_mcp::ReadResourceResult>, _mcp::McpError>,
-        > {
+        ) -> _mcp::ResourceFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::from_strings(
                 __mcp_variables,
                 __mcp_ctx,
             );
             _mcp::Box::pin(async move {
-                let __mcp_arg0 = <BTreeMap<
-                    String,
-                    String,
-                > as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
+                let __mcp_arg0: BTreeMap<String, String> = _mcp::FromCall::from_call(
+                    &mut __mcp_parts,
+                )?;
                 let __mcp_output = item(__mcp_arg0).await;
-                <Result<
-                    String,
-                    McpError,
-                > as _mcp::IntoResourceResult>::into_resource_outcome(
+                _mcp::IntoResourceResult::into_resource_outcome(
                     __mcp_output,
                     &__mcp_uri,
                     _mcp::Option::None,

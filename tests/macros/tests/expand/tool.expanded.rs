@@ -16,12 +16,9 @@ const _: () = {
         fn descriptor(&self) -> _mcp::Tool {
             _mcp::ToolSpec {
                 name: "count-args",
-                title: _mcp::Option::None,
                 description: "Counts the arguments.",
                 read_only: _mcp::Option::Some(true),
-                destructive: _mcp::Option::None,
                 idempotent: _mcp::Option::Some(true),
-                open_world: _mcp::Option::None,
                 input: &[
                     <BTreeMap<String, String> as _mcp::FromCall>::input_schema,
                     <Ctx as _mcp::FromCall>::input_schema,
@@ -30,6 +27,7 @@ const _: () = {
                     String,
                     ToolError,
                 > as _mcp::IntoToolResult>::output_schema,
+                .._mcp::ToolSpec::DEFAULT
             }
                 .build()
         }
@@ -37,22 +35,15 @@ const _: () = {
             &self,
             __mcp_arguments: _mcp::JsonObject,
             __mcp_ctx: _mcp::Context,
-        ) -> _mcp::BoxFuture<
-            '_,
-            _mcp::Result<_mcp::Outcome<_mcp::CallToolResult>, _mcp::McpError>,
-        > {
+        ) -> _mcp::ToolFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::new(__mcp_arguments, __mcp_ctx);
             _mcp::Box::pin(async move {
-                let __mcp_arg0 = <BTreeMap<
-                    String,
-                    String,
-                > as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
-                let __mcp_arg1 = <Ctx as _mcp::FromCall>::from_call(&mut __mcp_parts)?;
+                let __mcp_arg0: BTreeMap<String, String> = _mcp::FromCall::from_call(
+                    &mut __mcp_parts,
+                )?;
+                let __mcp_arg1: Ctx = _mcp::FromCall::from_call(&mut __mcp_parts)?;
                 let __mcp_output = count(__mcp_arg0, __mcp_arg1).await;
-                <Result<
-                    String,
-                    ToolError,
-                > as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
+                _mcp::IntoToolResult::into_tool_outcome(__mcp_output)
             })
         }
     }
