@@ -5,9 +5,14 @@
 //! Use them through `mcp-runtime`, which re-exports them; the generated
 //! code reaches the runtime only through `::mcp_runtime::__private` (or the
 //! path given with `#[elicit(crate = "...")]`).
+//!
+//! To see what a macro emits, set `MCP_MACROS_DEBUG=1` (every expansion)
+//! or `MCP_MACROS_DEBUG=<item name>` while building: it is printed on
+//! stderr. `cargo expand` shows the same, formatted.
 
 mod attr;
 mod ctxt;
+mod debug;
 mod form;
 mod handler;
 /// The naming rules the runtime applies too: one file, compiled into both.
@@ -32,8 +37,13 @@ use proc_macro::TokenStream;
 /// See `mcp_runtime::form` for examples.
 #[proc_macro_derive(ElicitForm, attributes(elicit, serde))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    form::derive_form(&input).into()
+    let item: proc_macro2::TokenStream = input.into();
+    let output = match syn::parse2::<syn::DeriveInput>(item.clone()) {
+        Ok(input) => form::derive_form(&input),
+        Err(error) => error.to_compile_error(),
+    };
+    debug::show("derive(ElicitForm)", &item, &output);
+    output.into()
 }
 
 /// Derives `ElicitChoice` for a fieldless enum: its variants are the
@@ -44,8 +54,13 @@ pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
 /// See `mcp_runtime::form` for examples.
 #[proc_macro_derive(ElicitChoice, attributes(elicit, serde))]
 pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
-    let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    form::derive_choice(&input).into()
+    let item: proc_macro2::TokenStream = input.into();
+    let output = match syn::parse2::<syn::DeriveInput>(item.clone()) {
+        Ok(input) => form::derive_choice(&input),
+        Err(error) => error.to_compile_error(),
+    };
+    debug::show("derive(ElicitChoice)", &item, &output);
+    output.into()
 }
 
 /// Turns an `async fn` into an MCP tool.
@@ -64,7 +79,10 @@ pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
 /// `isError: true`) or `McpError` (a protocol error).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    handler::expand(handler::Kind::Tool, args.into(), item.into()).into()
+    let item: proc_macro2::TokenStream = item.into();
+    let output = handler::expand(handler::Kind::Tool, args.into(), item.clone());
+    debug::show("tool", &item, &output);
+    output.into()
 }
 
 /// Turns an `async fn` into the server's completion handler
@@ -76,7 +94,10 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Result` of these with `McpError`.
 #[proc_macro_attribute]
 pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
-    handler::expand(handler::Kind::Completion, args.into(), item.into()).into()
+    let item: proc_macro2::TokenStream = item.into();
+    let output = handler::expand(handler::Kind::Completion, args.into(), item.clone());
+    debug::show("completion", &item, &output);
+    output.into()
 }
 
 /// Makes an `impl` block's `#[tool]`, `#[prompt]` and `#[resource]`
@@ -84,7 +105,10 @@ pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
 /// together with `.handlers(value)`.
 #[proc_macro_attribute]
 pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
-    handler::impl_block(args.into(), item.into()).into()
+    let item: proc_macro2::TokenStream = item.into();
+    let output = handler::impl_block(args.into(), item.clone());
+    debug::show("handlers", &item, &output);
+    output.into()
 }
 
 /// Turns an `async fn` into an MCP prompt; register with `.prompt(name {})`.
@@ -94,7 +118,10 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Reply<S, GetPromptResult>`).
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    handler::expand(handler::Kind::Prompt, args.into(), item.into()).into()
+    let item: proc_macro2::TokenStream = item.into();
+    let output = handler::expand(handler::Kind::Prompt, args.into(), item.clone());
+    debug::show("prompt", &item, &output);
+    output.into()
 }
 
 /// Turns an `async fn` into an MCP resource: `#[resource(uri = "...")]`
@@ -104,5 +131,8 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `.resource_template(name {})`).
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    handler::expand(handler::Kind::Resource, args.into(), item.into()).into()
+    let item: proc_macro2::TokenStream = item.into();
+    let output = handler::expand(handler::Kind::Resource, args.into(), item.clone());
+    debug::show("resource", &item, &output);
+    output.into()
 }

@@ -220,9 +220,8 @@ fn marker(h: &Handler<'_>) -> TokenStream {
     let vis = &h.func.vis;
     let ident = &h.func.sig.ident;
     let doc = format!(
-        "The `#[{}]` handler of [`{ident}()`]: register it with `.{}({ident} {{}})`.",
+        "The `#[{}]` handler of [`{ident}()`]: register it with `.handler::<{ident}>()`.",
         h.target.attribute(),
-        h.target.register_with(),
     );
     // Spanned on the function's name, so "defined here" notes point there.
     quote_spanned! {ident.span()=>

@@ -4,7 +4,7 @@ use mcp_runtime::schema::CompletionArgument;
 async fn colours(argument: CompletionArgument) -> Vec<String> {
     argument.value.split(',').map(str::to_owned).collect()
 }
-///The `#[completion]` handler of [`colours()`]: register it with `.completion(colours {})`.
+///The `#[completion]` handler of [`colours()`]: register it with `.handler::<colours>()`.
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct colours {}

@@ -5,7 +5,7 @@ async fn greeting(args: BTreeMap<String, String>) -> String {
     let name = args.get("name").cloned().unwrap_or_default();
     ["Say hello to ", &name, "."].concat()
 }
-///The `#[prompt]` handler of [`greeting()`]: register it with `.prompt(greeting {})`.
+///The `#[prompt]` handler of [`greeting()`]: register it with `.handler::<greeting>()`.
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct greeting {}

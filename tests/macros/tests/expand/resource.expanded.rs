@@ -4,7 +4,7 @@ use mcp_runtime::prelude::*;
 async fn readme() -> String {
     "# Readme".to_owned()
 }
-///The `#[resource]` handler of [`readme()`]: register it with `.resource(readme {})`.
+///The `#[resource]` handler of [`readme()`]: register it with `.handler::<readme>()`.
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct readme {}
@@ -44,7 +44,7 @@ const _: () = {
 async fn item(vars: BTreeMap<String, String>) -> Result<String, McpError> {
     Ok(vars.get("id").cloned().unwrap_or_default())
 }
-///The `#[resource]` handler of [`item()`]: register it with `.resource_template(item {})`.
+///The `#[resource]` handler of [`item()`]: register it with `.handler::<item>()`.
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct item {}

@@ -4,7 +4,7 @@ use mcp_runtime::prelude::*;
 async fn count(args: BTreeMap<String, String>, _ctx: Ctx) -> Result<String, ToolError> {
     Ok(args.len().to_string())
 }
-///The `#[tool]` handler of [`count()`]: register it with `.tool(count {})`.
+///The `#[tool]` handler of [`count()`]: register it with `.handler::<count>()`.
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct count {}
