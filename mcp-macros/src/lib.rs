@@ -66,7 +66,8 @@ pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
 /// Turns an `async fn` into an MCP tool.
 ///
 /// The function stays as written; beside it the macro emits a hidden type
-/// of the same name to register: `.tool(deploy {})`. The descriptor comes
+/// of the same name to register: `.handler::<deploy>()` (or
+/// `.tool(deploy {})`). The descriptor comes
 /// from the function: its name (or `name = "..."`), its doc comment (or
 /// `description = "..."`; one of them is required), the input schema of
 /// its arguments type, the output schema of `Json<T>` returns, and the
@@ -79,10 +80,7 @@ pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
 /// `isError: true`) or `McpError` (a protocol error).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item: proc_macro2::TokenStream = item.into();
-    let output = handler::expand(handler::Kind::Tool, args.into(), item.clone());
-    debug::show("tool", &item, &output);
-    output.into()
+    handler_attribute(handler::Kind::Tool, args, item)
 }
 
 /// Turns an `async fn` into the server's completion handler
@@ -94,9 +92,14 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `Result` of these with `McpError`.
 #[proc_macro_attribute]
 pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
+    handler_attribute(handler::Kind::Completion, args, item)
+}
+
+/// `#[tool]`, `#[prompt]`, `#[resource]` and `#[completion]`, one way.
+fn handler_attribute(kind: handler::Kind, args: TokenStream, item: TokenStream) -> TokenStream {
     let item: proc_macro2::TokenStream = item.into();
-    let output = handler::expand(handler::Kind::Completion, args.into(), item.clone());
-    debug::show("completion", &item, &output);
+    let output = handler::expand(kind, args.into(), item.clone());
+    debug::show(kind.name(), &item, &output);
     output.into()
 }
 
@@ -111,28 +114,22 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
     output.into()
 }
 
-/// Turns an `async fn` into an MCP prompt; register with `.prompt(name {})`.
+/// Turns an `async fn` into an MCP prompt; register with `.handler::<name>()`.
 ///
 /// The properties of its arguments type become the prompt's declared
 /// arguments. It can ask for input like a tool (return
 /// `Reply<S, GetPromptResult>`).
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item: proc_macro2::TokenStream = item.into();
-    let output = handler::expand(handler::Kind::Prompt, args.into(), item.clone());
-    debug::show("prompt", &item, &output);
-    output.into()
+    handler_attribute(handler::Kind::Prompt, args, item)
 }
 
 /// Turns an `async fn` into an MCP resource: `#[resource(uri = "...")]`
-/// (register with `.resource(name {})`) or a resource template
+/// or a resource template
 /// `#[resource(uri_template = "test://template/{id}/data")]` whose
-/// variables arrive as its arguments type (register with
-/// `.resource_template(name {})`).
+/// variables arrive as its arguments type; register either with
+/// `.handler::<name>()`.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item: proc_macro2::TokenStream = item.into();
-    let output = handler::expand(handler::Kind::Resource, args.into(), item.clone());
-    debug::show("resource", &item, &output);
-    output.into()
+    handler_attribute(handler::Kind::Resource, args, item)
 }
