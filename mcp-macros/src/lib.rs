@@ -25,7 +25,7 @@ use proc_macro::TokenStream;
 /// Derives `ElicitForm` for a struct with named fields.
 ///
 /// Each field becomes one field of a flat form. Field types: `String`,
-/// `bool`, integers, `f32`/`f64`, a fieldless enum deriving `ElicitChoice`
+/// `bool`, integers up to 64 bits, `f32`/`f64`, a fieldless enum deriving `ElicitChoice`
 /// (single select), a `Vec`/`BTreeSet`/`HashSet` of such an enum (multi
 /// select), and `Option` of any of these for a field the user may leave
 /// empty. Doc comments become descriptions; `#[serde(rename...)]` is

@@ -4,6 +4,7 @@
 
 mod attr;
 mod choice;
+mod field_type;
 mod struct_form;
 
 pub(crate) use choice::derive_choice;

@@ -7,6 +7,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::attr::{self, Default, FieldAttrs};
+use super::field_type;
 use crate::attr::{doc_comment, serde_names, unraw};
 use crate::ctxt::Ctxt;
 
@@ -85,6 +86,7 @@ fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Field<'a>> {
                 );
             }
             seen.insert(wire_name.clone(), ident.span());
+            field_type::check(cx, &field.ty);
         }
         check_ranges(cx, &attrs);
         fields.push(Field {
@@ -136,11 +138,19 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, fields: &[Field<'_>]) -> TokenSt
         let ty = f.ty;
         quote_spanned!(ty.span()=> .field::<#ty>(#name, #options))
     });
-    // One bound per field type, spanned on it: a type that cannot be a form
-    // field is reported once, there, and the bodies below add nothing.
+    // Each field's type is checked once, at its own tokens, so a type that
+    // cannot be a form field gets the `ElicitField` message there. The impl
+    // then assumes the same bounds, so its bodies add no errors of their
+    // own; the binder keeps rustc from checking those bounds where the impl
+    // is declared (a bound without one, on a concrete type, would be
+    // reported again, with a note about trivial bounds, rust-lang/rust#48214).
+    let checks = fields.iter().filter(|f| !f.skip).map(|f| {
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> let _ = <#ty as _mcp::ElicitField>::REQUIRED;)
+    });
     let bounds = fields.iter().filter(|f| !f.skip).map(|f| {
         let ty = f.ty;
-        quote_spanned!(ty.span()=> #ty: _mcp::ElicitField)
+        quote_spanned!(ty.span()=> for<'__mcp> #ty: _mcp::ElicitField)
     });
     let decode_fields = fields.iter().map(|f| {
         let member = f.ident;
@@ -161,6 +171,8 @@ fn expand(ident: &syn::Ident, rt: &TokenStream, fields: &[Field<'_>]) -> TokenSt
         #[allow(unused_qualifications)]
         const _: () = {
             use #rt::__private as _mcp;
+
+            #(#checks)*
 
             #[automatically_derived]
             impl _mcp::ElicitForm for #ident where #(#bounds,)* {

@@ -12,14 +12,20 @@ use crate::schema::{
 
 /// A type that can be one field of an elicitation form.
 ///
-/// Implemented for `String`, `bool`, the integer types (`type: integer`),
-/// `f32`/`f64` (`type: number`), every [`ElicitChoice`] enum (single
-/// select), `Vec`, `BTreeSet` and `HashSet` of such an enum (multi select),
-/// and `Option` of any of these (a field the user may leave empty).
+/// Implemented for `String`, `bool`, the integer types up to 64 bits
+/// (`type: integer`; not `i128`/`u128`), `f32`/`f64` (`type: number`),
+/// every [`ElicitChoice`] enum (single select), `Vec`, `BTreeSet` and
+/// `HashSet` of such an enum (multi select), and `Option` of any of these
+/// (a field the user may leave empty).
+///
+/// Every impl is `#[diagnostic::do_not_recommend]`, so a type that is not a
+/// field gets the message below, not rustc's list of the types that are,
+/// nor a note about the `ElicitChoice` bound of the impl for choices.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an elicitation form",
     label = "not a form field type",
-    note = "form fields are flat: `String`, `bool`, integers, `f32`/`f64`, a fieldless enum with `#[derive(ElicitChoice)]`, a `Vec`/`BTreeSet`/`HashSet` of such an enum, or an `Option` of any of these"
+    note = "a form field is a `String`, `bool`, integer (`i8`..`i64`, `u8`..`u64`, `isize`, `usize`), `f32`/`f64`, a fieldless enum that derives `ElicitChoice`, a `Vec`/`BTreeSet`/`HashSet` of such an enum, or an `Option` of one of these",
+    note = "a fieldless enum of yours becomes a choice with `#[derive(ElicitChoice)]`; a struct cannot be nested in a form: put its fields in the form itself"
 )]
 pub trait ElicitField: Sized {
     /// Whether the user must fill the field in (`false` for `Option`).
@@ -150,6 +156,7 @@ pub(crate) fn expected(what: &str, got: &ElicitValue) -> String {
     format!("expected {what}, got {}", kind_of(got))
 }
 
+#[diagnostic::do_not_recommend]
 impl ElicitField for String {
     fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
         PrimitiveSchemaDefinition::String(StringSchema {
@@ -182,6 +189,7 @@ impl ElicitField for String {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl ElicitField for bool {
     fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
         PrimitiveSchemaDefinition::Boolean(BooleanSchema {
@@ -267,6 +275,7 @@ fn number_schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
 
 macro_rules! integer_fields {
     ($($ty:ty),* $(,)?) => {$(
+        #[diagnostic::do_not_recommend]
         impl ElicitField for $ty {
             fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
                 integer_schema(options, <$ty>::MIN as i128, <$ty>::MAX as i128)
@@ -291,6 +300,7 @@ macro_rules! integer_fields {
 
 integer_fields!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
+#[diagnostic::do_not_recommend]
 impl ElicitField for f64 {
     fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
         number_schema(options)
@@ -308,6 +318,7 @@ impl ElicitField for f64 {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl ElicitField for f32 {
     fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
         number_schema(options)
@@ -356,6 +367,7 @@ fn choice<C: ElicitChoice>(value: &str) -> Result<C, String> {
     C::from_value(value).ok_or_else(|| format!("{value:?} is not one of the options"))
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: ElicitChoice> ElicitField for T {
     fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
         let title = text(options.title);
@@ -441,6 +453,7 @@ fn decode_many<C: ElicitChoice, Out: FromIterator<C>>(
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: ElicitChoice> ElicitField for Vec<T> {
     fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
         multi_select_schema::<T>(options)
@@ -451,6 +464,7 @@ impl<T: ElicitChoice> ElicitField for Vec<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: ElicitChoice + Ord> ElicitField for BTreeSet<T> {
     fn schema(options: &FieldOptions) -> PrimitiveSchemaDefinition {
         multi_select_schema::<T>(options)
@@ -461,6 +475,7 @@ impl<T: ElicitChoice + Ord> ElicitField for BTreeSet<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, S> ElicitField for HashSet<T, S>
 where
     T: ElicitChoice + Eq + Hash,
@@ -475,6 +490,7 @@ where
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: ElicitField> ElicitField for Option<T> {
     const REQUIRED: bool = false;
 

@@ -15,12 +15,15 @@ struct Signup {
 #[allow(unused_qualifications)]
 const _: () = {
     use ::mcp_runtime::__private as _mcp;
+    let _ = <String as _mcp::ElicitField>::REQUIRED;
+    let _ = <Option<String> as _mcp::ElicitField>::REQUIRED;
+    let _ = <u8 as _mcp::ElicitField>::REQUIRED;
     #[automatically_derived]
     impl _mcp::ElicitForm for Signup
     where
-        String: _mcp::ElicitField,
-        Option<String>: _mcp::ElicitField,
-        u8: _mcp::ElicitField,
+        for<'__mcp> String: _mcp::ElicitField,
+        for<'__mcp> Option<String>: _mcp::ElicitField,
+        for<'__mcp> u8: _mcp::ElicitField,
     {
         fn form_schema() -> &'static _mcp::RenderedSchema {
             static SCHEMA: _mcp::OnceLock<_mcp::RenderedSchema> = _mcp::OnceLock::new();
