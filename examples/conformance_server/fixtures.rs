@@ -61,7 +61,7 @@ pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
         .prompt(prompts::test_prompt_with_embedded_resource {})
         .prompt(prompts::test_prompt_with_image {})
         .prompt(input_required::test_input_required_result_prompt {})
-        .completion(prompts::Completions)
+        .handler::<prompts::completions>()
         // Resources; the first one listed must be readable (the caching
         // scenario reads it).
         .resource(resources::static_text {})

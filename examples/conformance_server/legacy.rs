@@ -20,7 +20,7 @@ use mcp_runtime::schema::{
     CreateMessageRequestParams, ElicitValue, LegacyTitledEnumSchema, LoggingLevel,
     PrimitiveSchemaDefinition, StringType,
 };
-use mcp_runtime::schemars::JsonSchema;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -83,7 +83,6 @@ pub(crate) async fn test_reconnection(ctx: Ctx) -> &'static str {
 
 /// The arguments of `test_sampling`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 pub(crate) struct SamplingArgs {
     /// The prompt to send to the LLM.
     prompt: String,
@@ -106,7 +105,6 @@ pub(crate) async fn test_sampling(args: SamplingArgs, ctx: Ctx) -> Reply<()> {
 
 /// The arguments of `test_elicitation`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 pub(crate) struct ElicitationArgs {
     /// The message to show the user.
     message: String,

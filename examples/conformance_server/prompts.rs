@@ -1,13 +1,10 @@
 //! The prompts, and the completions of their arguments.
 
-use mcp_runtime::BoxFuture;
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{
-    CompleteResult, CompletionArgument, CompletionContext, CompletionReference, ContentBlock,
-    PromptMessage, ResourceContents, Role,
+    CompletionArgument, CompletionReference, ContentBlock, PromptMessage, ResourceContents, Role,
 };
-use mcp_runtime::schemars::JsonSchema;
-use mcp_runtime::server::{CompletionHandler, Context};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::fixtures::PNG_1X1;
@@ -20,7 +17,6 @@ pub(crate) async fn test_simple_prompt() -> String {
 
 /// The arguments of `test_prompt_with_arguments`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 pub(crate) struct TwoArgs {
     /// First test argument.
     arg1: String,
@@ -39,7 +35,6 @@ pub(crate) async fn test_prompt_with_arguments(args: TwoArgs) -> String {
 
 /// The arguments of `test_prompt_with_embedded_resource`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct EmbedArgs {
     /// URI of the resource to embed.
@@ -74,54 +69,41 @@ pub(crate) async fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
-/// Completes the arguments of `test_prompt_with_arguments` and the `id` of
-/// the resource template: the known values that start with what the user
-/// typed so far.
-pub(crate) struct Completions;
-
-impl Completions {
-    fn candidates(
-        reference: &CompletionReference,
-        argument: &str,
-    ) -> Option<&'static [&'static str]> {
-        match reference {
-            CompletionReference::Prompt { name, .. } if name == "test_prompt_with_arguments" => {
-                Some(match argument {
-                    "arg1" => &["test", "testValue1", "test-one", "value1"],
-                    "arg2" => &["test", "testValue2", "test-two", "value2"],
-                    _ => &[],
-                })
-            }
-            CompletionReference::Resource { uri } if uri == "test://template/{id}/data" => {
-                Some(match argument {
-                    "id" => &["123", "456", "789"],
-                    _ => &[],
-                })
-            }
-            _ => None,
+/// The known values of each argument that can be completed: those of
+/// `test_prompt_with_arguments` and the `id` of the resource template.
+fn candidates(reference: &CompletionReference, argument: &str) -> Option<&'static [&'static str]> {
+    match reference {
+        CompletionReference::Prompt { name, .. } if name == "test_prompt_with_arguments" => {
+            Some(match argument {
+                "arg1" => &["test", "testValue1", "test-one", "value1"],
+                "arg2" => &["test", "testValue2", "test-two", "value2"],
+                _ => &[],
+            })
         }
+        CompletionReference::Resource { uri } if uri == "test://template/{id}/data" => {
+            Some(match argument {
+                "id" => &["123", "456", "789"],
+                _ => &[],
+            })
+        }
+        _ => None,
     }
 }
 
-impl CompletionHandler for Completions {
-    fn complete(
-        &self,
-        reference: CompletionReference,
-        argument: CompletionArgument,
-        _context: Option<CompletionContext>,
-        _ctx: Context,
-    ) -> BoxFuture<'_, Result<CompleteResult, McpError>> {
-        Box::pin(async move {
-            let candidates = Self::candidates(&reference, &argument.name).ok_or_else(|| {
-                McpError::invalid_params(format!("nothing to complete for {reference:?}"))
-            })?;
-            Ok(CompleteResult::new(
-                candidates
-                    .iter()
-                    .filter(|value| value.starts_with(argument.value.as_str()))
-                    .map(|value| (*value).to_owned())
-                    .collect(),
-            ))
-        })
-    }
+/// Completes the arguments of `test_prompt_with_arguments` and the `id` of
+/// the resource template: the known values that start with what the user
+/// typed so far.
+#[completion]
+pub(crate) async fn completions(
+    reference: CompletionReference,
+    argument: CompletionArgument,
+) -> Result<Vec<String>, McpError> {
+    let known = candidates(&reference, &argument.name).ok_or_else(|| {
+        McpError::invalid_params(format!("nothing to complete for {reference:?}"))
+    })?;
+    Ok(known
+        .iter()
+        .filter(|value| value.starts_with(argument.value.as_str()))
+        .map(|value| (*value).to_owned())
+        .collect())
 }

@@ -2,7 +2,7 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::ResourceContents;
-use mcp_runtime::schemars::JsonSchema;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -30,7 +30,6 @@ pub(crate) async fn static_binary() -> ResourceContents {
 
 /// The variables of `test://template/{id}/data`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 pub(crate) struct DataVars {
     /// The item's id.
     id: String,

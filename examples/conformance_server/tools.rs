@@ -7,7 +7,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{
     ClientCapabilities, ContentBlock, LoggingLevel, ResourceContents, SamplingCapability,
 };
-use mcp_runtime::schemars::JsonSchema;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -146,7 +146,6 @@ pub(crate) async fn test_logging_tool(ctx: Ctx) -> &'static str {
 
 /// How to make contact.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum ContactMethod {
     /// By phone.
@@ -158,7 +157,7 @@ pub(crate) enum ContactMethod {
 // A `$defs` entry (named `address`) with an `$anchor`.
 /// A postal address.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars", rename = "address")]
+#[schemars(rename = "address")]
 #[schemars(extend("$anchor" = "addressDef"))]
 pub(crate) struct Address {
     /// Street and number.
@@ -173,7 +172,6 @@ pub(crate) struct Address {
 // `deny_unknown_fields`).
 /// Who to contact, and how: by phone or by e-mail.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(extend(
     "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
@@ -217,7 +215,6 @@ pub(crate) async fn json_schema_2020_12_tool(args: ContactArgs) -> String {
 
 /// Where to look.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 pub(crate) struct HeaderArgs {
     /// The region; HTTP clients mirror it in the `Mcp-Param-Region` header.
     #[schemars(extend("x-mcp-header" = "Region"))]

@@ -32,16 +32,15 @@ use std::process::ExitCode;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{GetPromptResult, PromptMessage};
-use mcp_runtime::schemars::JsonSchema;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::{http::HttpTransport, stdio};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 const USAGE: &str = "usage: interop-server (--listen ADDR | --stdio)";
 
 /// The arguments of `add`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct AddArgs {
     /// The first addend.
     a: i64,
@@ -60,7 +59,6 @@ async fn add(args: AddArgs) -> Result<String, ToolError> {
 
 /// The arguments of `book_table`.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct BookTableArgs {
     /// The restaurant to book.
     restaurant: String,
