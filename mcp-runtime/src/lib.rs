@@ -63,11 +63,10 @@ pub mod __private;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::schemars::JsonSchema;
+/// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(crate = "mcp_runtime::schemars")]
 /// struct DeployArgs {
 ///     /// Where to deploy.
 ///     target: String,
@@ -131,11 +130,10 @@ pub use mcp_macros::tool;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::schemars::JsonSchema;
+/// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(crate = "mcp_runtime::schemars")]
 /// struct GreetArgs {
 ///     /// Who to greet.
 ///     name: String,
@@ -181,7 +179,7 @@ pub use mcp_macros::prompt;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::schemars::JsonSchema;
+/// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
 /// /// The greeting of the day.
@@ -191,7 +189,6 @@ pub use mcp_macros::prompt;
 /// }
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(crate = "mcp_runtime::schemars")]
 /// struct Item {
 ///     id: String,
 /// }
@@ -224,14 +221,15 @@ pub use mcp_macros::prompt;
 pub use mcp_macros::resource;
 
 /// Makes an `impl` block a server's handlers: its `async fn(&self, ...)`
-/// methods marked `#[tool]`, `#[prompt]` or `#[resource(...)]` become
+/// methods marked `#[tool]`, `#[prompt]`, `#[resource(...)]` or
+/// `#[completion]` become
 /// handlers that call the method on one shared value, registered together
 /// with [`ServerBuilder::handlers`](server::ServerBuilder::handlers).
 /// Parameters and returns are those of the free-function handlers.
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::schemars::JsonSchema;
+/// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
@@ -241,7 +239,6 @@ pub use mcp_macros::resource;
 /// }
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(crate = "mcp_runtime::schemars")]
 /// struct AddArgs {
 ///     /// How much to add.
 ///     by: u64,
@@ -375,8 +372,10 @@ pub use mcp_macros::ElicitForm;
 /// ```
 pub use mcp_macros::ElicitChoice;
 
-/// The JSON Schema generator argument types derive `JsonSchema` with; use
-/// this re-export (or the same major version) so the traits match.
+/// The JSON Schema generator argument types derive `JsonSchema` with.
+/// Depend on `schemars = "1"` yourself and derive `schemars::JsonSchema` as
+/// usual; to derive through this re-export instead, with no dependency of
+/// your own, add `#[schemars(crate = "mcp_runtime::schemars")]` to the type.
 pub use schemars;
 
 /// What a server written with the macros usually needs in scope.

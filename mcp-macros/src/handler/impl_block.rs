@@ -51,7 +51,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     if methods.is_empty() {
         cx.error_spanned_by(
             &block.self_ty,
-            "this `#[handlers]` block has no `#[tool]`, `#[prompt]` or `#[resource]` method",
+            "this `#[handlers]` block has no `#[tool]`, `#[prompt]`, `#[resource]` or `#[completion]` method",
         );
     }
     let self_ty = &block.self_ty;

@@ -7,7 +7,8 @@ use super::ServerBuilder;
 
 /// A value whose methods are handlers. `#[handlers]` on its `impl` block
 /// implements this, and [`ServerBuilder::handlers`] registers every
-/// `#[tool]`, `#[prompt]` and `#[resource]` method of it at once, each
+/// `#[tool]`, `#[prompt]`, `#[resource]` and `#[completion]` method of it
+/// at once, each
 /// calling the method on the one shared value.
 ///
 /// ```
@@ -34,7 +35,7 @@ use super::ServerBuilder;
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no handlers to register",
-    note = "put `#[handlers]` on an `impl {Self}` block whose methods carry `#[tool]`, `#[prompt]` or `#[resource]`"
+    note = "put `#[handlers]` on an `impl {Self}` block whose methods carry `#[tool]`, `#[prompt]`, `#[resource]` or `#[completion]`"
 )]
 pub trait Handlers: Send + Sync + 'static {
     /// Registers each handler method of `this` with `builder`.

@@ -29,12 +29,11 @@ use crate::schema::{GetPromptResult, McpError, ReadResourceResult};
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::schemars::JsonSchema;
+/// use schemars::JsonSchema;
 /// use mcp_runtime::schema::GetPromptResult;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(crate = "mcp_runtime::schemars")]
 /// struct Args {
 ///     /// What to review.
 ///     language: String,
@@ -99,12 +98,11 @@ impl<T: IntoPromptResult> IntoPromptResult for Result<T, PromptError> {
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::schemars::JsonSchema;
+/// use schemars::JsonSchema;
 /// use mcp_runtime::server::ResourceBody;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(crate = "mcp_runtime::schemars")]
 /// struct Vars {
 ///     id: String,
 /// }

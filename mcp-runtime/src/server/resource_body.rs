@@ -19,12 +19,11 @@ use crate::schema::{
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::schemars::JsonSchema;
+/// use schemars::JsonSchema;
 /// use mcp_runtime::server::ResourceBody;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(crate = "mcp_runtime::schemars")]
 /// struct Page {
 ///     name: String,
 /// }
