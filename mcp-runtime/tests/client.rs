@@ -14,100 +14,23 @@ use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use mcp_runtime::client::{Client, ClientError, Retry, Step, form_answer};
 use mcp_runtime::prelude::*;
-use mcp_runtime::schema::{
-    CompletionArgument, CompletionContext, CompletionReference, ContentBlock,
-    ElicitRequestFormParams, ElicitResult, GetPromptResult, PromptMessage, ReadResourceResult,
-    ResourceContents,
-};
+use mcp_runtime::schema::{CompletionArgument, CompletionContext, CompletionReference};
 use mcp_runtime::state::RequestStateSigner;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 mod support;
 
+use support::client::{python_script, text_of};
+use support::handlers::{self, NameForm, ask_name};
 use support::http::serve;
 
 // --- The real server ----------------------------------------------------------
 
-#[derive(ElicitForm, Serialize)]
-struct NameForm {
-    /// Your name.
-    #[elicit(min_length = 1, max_length = 40)]
-    name: String,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ElicitChoice)]
-#[serde(rename_all = "lowercase")]
-enum Colour {
-    Red,
-    Green,
-}
-
-#[derive(ElicitForm, Serialize)]
-struct ColourForm {
-    /// Your favourite colour.
-    colour: Colour,
-}
-
-#[derive(Serialize, Deserialize)]
-enum Step2 {
-    AskedName,
-    AskedColour { name: String },
-}
-
-fn ask_name<T>() -> Reply<Step2, T> {
-    Reply::ask("name", NameForm::form("What is your name?")).resume(Step2::AskedName)
-}
-
-fn flow<T>(step: Resume<Step2>, ctx: &Ctx, done: impl Fn(String) -> T) -> Reply<Step2, T> {
-    match step.into_inner() {
-        None => ask_name(),
-        Some(Step2::AskedName) => match ctx.answer::<NameForm>("name") {
-            Answer::Accept(NameForm { name }) => Reply::ask(
-                "colour",
-                ColourForm::form(format!("{name}, pick a colour.")),
-            )
-            .resume(Step2::AskedColour { name }),
-            _ => ask_name(),
-        },
-        Some(Step2::AskedColour { name }) => match ctx.answer::<ColourForm>("colour") {
-            Answer::Accept(ColourForm { colour }) => {
-                Reply::done(done(format!("Hello {name}, lover of {colour:?}!")))
-            }
-            _ => Reply::done(done(format!("Goodbye, {name}."))),
-        },
-    }
-}
-
-/// Greets the user by name and favourite colour, asking for both.
-#[tool]
-async fn greet(ctx: Ctx, step: Resume<Step2>) -> Reply<Step2> {
-    flow(step, &ctx, CallToolResult::text)
-}
-
-/// A greeting message, after asking for a name and a colour.
-#[prompt]
-async fn greeting(step: Resume<Step2>, ctx: Ctx) -> Reply<Step2, GetPromptResult> {
-    flow(step, &ctx, |text| {
-        GetPromptResult::new(vec![PromptMessage::user(text)])
-    })
-}
-
-/// A greeting card, after asking for a name and a colour.
-#[resource(uri = "test://greeting-card", mime_type = "text/plain")]
-async fn greeting_card(ctx: Ctx, step: Resume<Step2>) -> Reply<Step2, ReadResourceResult> {
-    flow(step, &ctx, |text| {
-        ReadResourceResult::new(vec![ResourceContents::text(
-            "test://greeting-card",
-            "text/plain",
-            text,
-        )])
-    })
-}
+support::handlers::greeting_handlers!(Red, Green);
 
 /// Never satisfied: asks for a name on every round.
 #[tool]
-async fn insatiable(_step: Resume<Step2>) -> Reply<Step2> {
+async fn insatiable(_step: Resume<handlers::Step>) -> Reply<handlers::Step> {
     ask_name()
 }
 
@@ -129,25 +52,6 @@ fn server() -> Server {
         )
         .build()
         .unwrap()
-}
-
-/// Answers the name form with "Ada" and the colour form with green.
-async fn answer_forms(params: ElicitRequestFormParams) -> ElicitResult {
-    if params.requested_schema.properties.contains_key("name") {
-        form_answer(&NameForm { name: "Ada".into() }).unwrap()
-    } else {
-        form_answer(&ColourForm {
-            colour: Colour::Green,
-        })
-        .unwrap()
-    }
-}
-
-fn text_of(result: &CallToolResult) -> String {
-    match &result.content[0] {
-        ContentBlock::Text(text) => text.text.clone(),
-        other => panic!("not text: {other:?}"),
-    }
 }
 
 #[tokio::test]
@@ -179,7 +83,7 @@ async fn discovers_and_lists_tools() {
 async fn multi_round_tool_prompt_and_resource_complete_through_the_loop() {
     let running = serve(server()).await;
     let client = Client::http(&running.url)
-        .on_elicit_form(answer_forms)
+        .on_elicit_form(answer_ada_green)
         .connect()
         .await
         .unwrap();
@@ -210,7 +114,7 @@ async fn a_server_that_never_stops_asking_hits_the_round_bound() {
         .max_rounds(3)
         .on_elicit_form(move |params| {
             counter.fetch_add(1, Ordering::SeqCst);
-            answer_forms(params)
+            answer_ada_green(params)
         })
         .connect()
         .await
@@ -227,7 +131,7 @@ async fn the_total_time_is_bounded() {
         .max_duration(Duration::from_millis(200))
         .on_elicit_form(|params| async move {
             tokio::time::sleep(Duration::from_secs(5)).await;
-            answer_forms(params).await
+            answer_ada_green(params).await
         })
         .connect()
         .await
@@ -240,7 +144,7 @@ async fn the_total_time_is_bounded() {
 async fn manual_mode_returns_the_input_required_result() {
     let running = serve(server()).await;
     let client = Client::http(&running.url)
-        .on_elicit_form(answer_forms)
+        .on_elicit_form(answer_ada_green)
         .connect()
         .await
         .unwrap();
@@ -567,7 +471,7 @@ async fn a_request_for_an_undeclared_kind_is_a_missing_handler_error() {
         "inputRequests": {"where": {"method": "roots/list"}}}))])
     .await;
     let client = Client::http(&url)
-        .on_elicit_form(answer_forms)
+        .on_elicit_form(answer_ada_green)
         .connect()
         .await
         .unwrap();
@@ -625,12 +529,9 @@ for line in sys.stdin:
 
 #[tokio::test]
 async fn stdio_round_trip_through_a_python_server() {
-    let dir = std::env::temp_dir().join(format!("mcp-client-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("server.py");
-    std::fs::write(&script, PY_SERVER).unwrap();
-    let client = Client::stdio("python3", [script.to_string_lossy().into_owned()])
-        .on_elicit_form(answer_forms)
+    let script = python_script("mcp-client-test", PY_SERVER);
+    let client = Client::stdio("python3", [script])
+        .on_elicit_form(answer_ada_green)
         .connect()
         .await
         .unwrap();

@@ -8,12 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::client::{Asked, Client, ClientError, InputResponse, form_answer};
+use mcp_runtime::client::{Asked, Client, ClientBuilder, ClientError, InputResponse};
 use mcp_runtime::prelude::*;
-use mcp_runtime::schema::{
-    ContentBlock, ElicitRequestFormParams, ElicitResult, GetPromptResult, PromptMessage,
-    ReadResourceResult, ResourceContents,
-};
+use mcp_runtime::schema::GetPromptResult;
 use mcp_runtime::state::RequestStateSigner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -21,7 +18,9 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::http::serve;
+use support::client::{python_script, text_of};
+use support::handlers::{NameForm, Step, SummariseArgs, ask_name, summarise};
+use support::http::{Running, serve};
 
 // --- The real server ----------------------------------------------------------
 
@@ -46,102 +45,7 @@ async fn deploy(args: DeployArgs) -> Json<DeployArgs> {
     Json(args)
 }
 
-#[derive(Serialize, Deserialize, JsonSchema)]
-struct SummariseArgs {
-    /// What to summarise.
-    topic: String,
-    /// How long the summary may be.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    length: Option<String>,
-}
-
-/// Summarise a topic.
-#[prompt]
-async fn summarise(args: SummariseArgs) -> String {
-    format!(
-        "Summarise {} in {} words.",
-        args.topic,
-        args.length.as_deref().unwrap_or("100")
-    )
-}
-
-#[derive(ElicitForm, Serialize)]
-struct NameForm {
-    /// Your name.
-    #[elicit(min_length = 1, max_length = 40)]
-    name: String,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ElicitChoice)]
-#[serde(rename_all = "lowercase")]
-enum Colour {
-    Red,
-    Green,
-}
-
-#[derive(ElicitForm, Serialize)]
-struct ColourForm {
-    /// Your favourite colour.
-    colour: Colour,
-}
-
-#[derive(Serialize, Deserialize)]
-enum Step {
-    AskedName,
-    AskedColour { name: String },
-}
-
-fn ask_name<T>() -> Reply<Step, T> {
-    Reply::ask("name", NameForm::form("What is your name?")).resume(Step::AskedName)
-}
-
-/// Asks a name, then a colour, then `done` with the greeting.
-fn flow<T>(step: Resume<Step>, ctx: &Ctx, done: impl Fn(String) -> T) -> Reply<Step, T> {
-    match step.into_inner() {
-        None => ask_name(),
-        Some(Step::AskedName) => match ctx.answer::<NameForm>("name") {
-            Answer::Accept(NameForm { name }) => Reply::ask(
-                "colour",
-                ColourForm::form(format!("{name}, pick a colour.")),
-            )
-            .resume(Step::AskedColour { name }),
-            Answer::Decline | Answer::Cancel => Reply::done(done("No name, no greeting.".into())),
-            _ => ask_name(),
-        },
-        Some(Step::AskedColour { name }) => match ctx.answer::<ColourForm>("colour") {
-            Answer::Accept(ColourForm { colour }) => {
-                Reply::done(done(format!("Hello {name}, lover of {colour:?}!")))
-            }
-            _ => Reply::done(done(format!("Goodbye, {name}."))),
-        },
-    }
-}
-
-/// Greets the user by name and favourite colour, asking for both.
-#[tool]
-async fn greet(ctx: Ctx, step: Resume<Step>) -> Reply<Step> {
-    flow(step, &ctx, CallToolResult::text)
-}
-
-/// A greeting message, after asking for a name and a colour.
-#[prompt]
-async fn greeting(step: Resume<Step>, ctx: Ctx) -> Reply<Step, GetPromptResult> {
-    flow(step, &ctx, |text| {
-        GetPromptResult::new(vec![PromptMessage::user(text)])
-    })
-}
-
-/// A greeting card, after asking for a name and a colour.
-#[resource(uri = "test://greeting-card", mime_type = "text/plain")]
-async fn greeting_card(ctx: Ctx, step: Resume<Step>) -> Reply<Step, ReadResourceResult> {
-    flow(step, &ctx, |text| {
-        ReadResourceResult::new(vec![ResourceContents::text(
-            "test://greeting-card",
-            "text/plain",
-            text,
-        )])
-    })
-}
+support::handlers::greeting_handlers!(Red, Green);
 
 /// Never satisfied: asks for a name on every round.
 #[tool]
@@ -164,11 +68,19 @@ fn server() -> Server {
         .unwrap()
 }
 
-fn text_of(result: &CallToolResult) -> String {
-    match &result.content[0] {
-        ContentBlock::Text(text) => text.text.clone(),
-        other => panic!("not text: {other:?}"),
-    }
+/// The server, running, and a client of it as `configure` builds it.
+async fn connect_with(configure: impl FnOnce(ClientBuilder) -> ClientBuilder) -> (Running, Client) {
+    let running = serve(server()).await;
+    let client = configure(Client::http(&running.url))
+        .connect()
+        .await
+        .unwrap();
+    (running, client)
+}
+
+/// The server, running, and a client of it with no handler of its own.
+async fn connect() -> (Running, Client) {
+    connect_with(|client| client).await
 }
 
 fn prompt_text(result: &GetPromptResult) -> Value {
@@ -193,24 +105,11 @@ fn answer_with(name: &str, colour: Colour) -> impl Fn(Asked) -> InputResponseFut
 
 type InputResponseFuture = std::future::Ready<InputResponse>;
 
-/// The client-wide handler: "Ada" and green.
-async fn answer_ada_green(params: ElicitRequestFormParams) -> ElicitResult {
-    if params.requested_schema.properties.contains_key("name") {
-        form_answer(&NameForm { name: "Ada".into() }).unwrap()
-    } else {
-        form_answer(&ColourForm {
-            colour: Colour::Green,
-        })
-        .unwrap()
-    }
-}
-
 // --- Typed arguments -------------------------------------------------------------
 
 #[tokio::test]
 async fn typed_arguments_reach_the_tool_as_sent() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url).connect().await.unwrap();
+    let (_running, client) = connect().await;
     let args = DeployArgs {
         target: "prod \u{e9}u-west".into(),
         replicas: Some(3),
@@ -241,8 +140,7 @@ async fn typed_arguments_reach_the_tool_as_sent() {
 
 #[tokio::test]
 async fn typed_prompt_arguments_reach_the_prompt() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url).connect().await.unwrap();
+    let (_running, client) = connect().await;
     let prompt = client
         .get_prompt_with(
             "summarise",
@@ -286,8 +184,7 @@ struct Pair(u32, u32);
 
 #[tokio::test]
 async fn arguments_that_are_not_an_object_are_an_error() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url).connect().await.unwrap();
+    let (_running, client) = connect().await;
     let cases: Vec<(ClientError, &str)> = vec![
         (
             client.call_tool_with("deploy", &Unit).await.unwrap_err(),
@@ -371,9 +268,8 @@ async fn invalid_arguments_send_nothing() {
 
 #[tokio::test]
 async fn a_per_call_handler_answers_a_two_round_tool() {
-    let running = serve(server()).await;
     // No handler on the client: the call declares elicitation on its own.
-    let client = Client::http(&running.url).connect().await.unwrap();
+    let (_running, client) = connect().await;
     assert!(!client.capabilities().supports_elicitation_form());
 
     // The handler borrows `log`, which outlives the call but is not 'static.
@@ -414,8 +310,7 @@ async fn a_per_call_handler_answers_a_two_round_tool() {
 
 #[tokio::test]
 async fn a_per_call_decline_is_sent_as_a_decline() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url).connect().await.unwrap();
+    let (_running, client) = connect().await;
     let result = client
         .tool_call("greet")
         .answering(|_| async { InputResponse::decline() })
@@ -426,8 +321,8 @@ async fn a_per_call_decline_is_sent_as_a_decline() {
 
 #[tokio::test]
 async fn concurrent_calls_get_their_own_answers() {
-    let running = serve(server()).await;
-    let client = Arc::new(Client::http(&running.url).connect().await.unwrap());
+    let (_running, client) = connect().await;
+    let client = Arc::new(client);
     // Both calls must be asked their name before either answers: run one
     // after the other, they would wait here forever.
     let both_asked = Arc::new(tokio::sync::Barrier::new(2));
@@ -464,17 +359,15 @@ async fn concurrent_calls_get_their_own_answers() {
 
 #[tokio::test]
 async fn the_per_call_handler_comes_before_the_clients() {
-    let running = serve(server()).await;
     let client_asked = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&client_asked);
-    let client = Client::http(&running.url)
-        .on_elicit_form(move |params| {
+    let (_running, client) = connect_with(|client| {
+        client.on_elicit_form(move |params| {
             seen.lock().unwrap().push(params.message.clone());
             answer_ada_green(params)
         })
-        .connect()
-        .await
-        .unwrap();
+    })
+    .await;
 
     // The per-call handler answers both forms: the client's is never asked.
     let result = client
@@ -507,8 +400,7 @@ async fn the_per_call_handler_comes_before_the_clients() {
 
 #[tokio::test]
 async fn deferring_without_a_client_handler_is_a_missing_handler_error() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url).connect().await.unwrap();
+    let (_running, client) = connect().await;
     let error = client
         .tool_call("greet")
         .answering(|_| async { InputResponse::Defer })
@@ -525,12 +417,7 @@ async fn deferring_without_a_client_handler_is_a_missing_handler_error() {
 
 #[tokio::test]
 async fn a_per_call_failure_ends_the_call_with_its_error() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url)
-        .on_elicit_form(answer_ada_green)
-        .connect()
-        .await
-        .unwrap();
+    let (_running, client) = connect_with(|client| client.on_elicit_form(answer_ada_green)).await;
     let error = client
         .tool_call("greet")
         .answering(|_| async { InputResponse::Fail(ClientError::Transport("no user".into())) })
@@ -541,12 +428,7 @@ async fn a_per_call_failure_ends_the_call_with_its_error() {
 
 #[tokio::test]
 async fn per_call_rounds_are_bounded() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url)
-        .max_rounds(2)
-        .connect()
-        .await
-        .unwrap();
+    let (_running, client) = connect_with(|client| client.max_rounds(2)).await;
     let asked = AtomicUsize::new(0);
     let error = client
         .tool_call("insatiable")
@@ -562,8 +444,7 @@ async fn per_call_rounds_are_bounded() {
 
 #[tokio::test]
 async fn typed_arguments_and_a_per_call_handler_together() {
-    let running = serve(server()).await;
-    let client = Client::http(&running.url).connect().await.unwrap();
+    let (_running, client) = connect().await;
     let args = DeployArgs {
         target: "prod".into(),
         replicas: None,
@@ -609,14 +490,8 @@ for line in sys.stdin:
 
 #[tokio::test]
 async fn stdio_typed_arguments_and_a_per_call_handler() {
-    let dir = std::env::temp_dir().join(format!("mcp-client-calls-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("server.py");
-    std::fs::write(&script, PY_SERVER).unwrap();
-    let client = Client::stdio("python3", [script.to_string_lossy().into_owned()])
-        .connect()
-        .await
-        .unwrap();
+    let script = python_script("mcp-client-calls-test", PY_SERVER);
+    let client = Client::stdio("python3", [script]).connect().await.unwrap();
     let args = DeployArgs {
         target: "edge".into(),
         replicas: Some(2),

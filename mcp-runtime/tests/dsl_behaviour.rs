@@ -8,7 +8,6 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::schema::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents};
 use mcp_runtime::server::{ReceiveContext, TransportKind};
 use mcp_runtime::state::{BindingRequest, RequestStateSigner};
 use schemars::JsonSchema;
@@ -17,8 +16,9 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::http::{form_client_meta, post_json, serve};
-use support::schema::validate_strict;
+use support::handlers::{Step, ask_name, summarise};
+use support::http::{form_client_meta, request, serve};
+use support::schema::{error, result};
 
 // --- The server under test ----------------------------------------------------
 
@@ -90,109 +90,7 @@ async fn needs_unshared(value: Shared<String>) -> String {
 
 // The multi-round flow: ask the name, then the colour, then answer with both.
 
-#[derive(ElicitForm)]
-struct NameForm {
-    /// Your name.
-    #[elicit(min_length = 1, max_length = 40)]
-    name: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ElicitChoice)]
-#[serde(rename_all = "lowercase")]
-enum Colour {
-    Red,
-    Green,
-    Blue,
-}
-
-#[derive(ElicitForm)]
-struct ColourForm {
-    /// Your favourite colour.
-    colour: Colour,
-}
-
-/// Where a flow stands; the name learnt in round one travels in the state,
-/// because the client resends only the newest round's answers.
-#[derive(Serialize, Deserialize)]
-enum Step {
-    AskedName,
-    AskedColour { name: String },
-}
-
-fn ask_name<T>() -> Reply<Step, T> {
-    Reply::ask("name", NameForm::form("What is your name?")).resume(Step::AskedName)
-}
-
-fn ask_colour<T>(name: String) -> Reply<Step, T> {
-    Reply::ask(
-        "colour",
-        ColourForm::form(format!("{name}, pick a colour.")),
-    )
-    .resume(Step::AskedColour { name })
-}
-
-/// The same flow for tools, prompts and resources; `done` wraps the text.
-fn flow<T>(step: Resume<Step>, ctx: &Ctx, done: impl Fn(String) -> T) -> Reply<Step, T> {
-    match step.into_inner() {
-        None => ask_name(),
-        Some(Step::AskedName) => match ctx.answer::<NameForm>("name") {
-            Answer::Accept(NameForm { name }) => ask_colour(name),
-            Answer::Decline | Answer::Cancel => Reply::done(done("No name, no greeting.".into())),
-            Answer::Missing | Answer::Invalid(_) => ask_name(),
-        },
-        Some(Step::AskedColour { name }) => match ctx.answer::<ColourForm>("colour") {
-            Answer::Accept(ColourForm { colour }) => {
-                Reply::done(done(format!("Hello {name}, lover of {colour:?}!")))
-            }
-            Answer::Decline | Answer::Cancel => Reply::done(done(format!("Goodbye, {name}."))),
-            Answer::Missing | Answer::Invalid(_) => ask_colour(name),
-        },
-    }
-}
-
-/// Greets the user by name and favourite colour, asking for both.
-#[tool]
-async fn greet(ctx: Ctx, step: Resume<Step>) -> Reply<Step> {
-    flow(step, &ctx, CallToolResult::text)
-}
-
-/// A greeting message, after asking for a name and a colour.
-#[prompt]
-async fn greeting(step: Resume<Step>, ctx: Ctx) -> Reply<Step, GetPromptResult> {
-    flow(step, &ctx, |text| {
-        GetPromptResult::new(vec![PromptMessage::user(text)])
-    })
-}
-
-/// A greeting card, after asking for a name and a colour.
-#[resource(uri = "test://greeting-card", mime_type = "text/plain")]
-async fn greeting_card(ctx: Ctx, step: Resume<Step>) -> Reply<Step, ReadResourceResult> {
-    flow(step, &ctx, |text| {
-        ReadResourceResult::new(vec![ResourceContents::text(
-            "test://greeting-card",
-            "text/plain",
-            text,
-        )])
-    })
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct SummariseArgs {
-    /// What to summarise.
-    topic: String,
-    /// How long the summary may be.
-    length: Option<String>,
-}
-
-/// Summarise a topic.
-#[prompt]
-async fn summarise(args: SummariseArgs) -> String {
-    format!(
-        "Summarise {} in {} words.",
-        args.topic,
-        args.length.as_deref().unwrap_or("100")
-    )
-}
+support::handlers::greeting_handlers!(Red, Green, Blue);
 
 /// A fixed text resource.
 #[resource(uri = "test://static/text", mime_type = "text/plain")]
@@ -300,36 +198,8 @@ fn server() -> Server {
 // --- The client -----------------------------------------------------------------
 
 /// Sends one request with the MCP headers; returns the parsed response.
-async fn rpc(url: &str, method: &str, mut params: Value) -> Value {
-    params["_meta"] = form_client_meta();
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    post_json(url, body).await
-}
-
-/// The `result` of a successful response, validated against the schema.
-fn result(response: &Value, def: &str) -> Value {
-    assert!(
-        response.get("error").is_none(),
-        "expected a result: {response:#}"
-    );
-    let result = response["result"].clone();
-    let def = if result["resultType"] == "input_required" {
-        "InputRequiredResult"
-    } else {
-        def
-    };
-    validate_strict(def, &result);
-    result
-}
-
-/// The `error` of an error response, validated against the schema.
-fn error(response: &Value) -> Value {
-    assert!(
-        response.get("result").is_none(),
-        "expected an error: {response:#}"
-    );
-    validate_strict("JSONRPCErrorResponse", response);
-    response["error"].clone()
+async fn rpc(url: &str, method: &str, params: Value) -> Value {
+    request(url, 1, method, params, form_client_meta()).await
 }
 
 async fn call_tool(url: &str, params: Value) -> Value {

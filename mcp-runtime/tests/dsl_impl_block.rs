@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::http::{form_client_meta, post_json, serve};
+use support::http::{meta, request, serve};
 
 /// A refund desk: what it refunded so far is its shared state.
 #[derive(Default)]
@@ -116,23 +116,17 @@ fn server() -> Server {
         .unwrap()
 }
 
-fn meta() -> Value {
-    let mut meta = form_client_meta();
-    meta["io.modelcontextprotocol/clientCapabilities"] =
-        json!({"elicitation": {"form": {}, "url": {}}});
-    meta
+/// Sends `method` with `params` under `id`, from a client that can answer
+/// forms and URL-mode elicitations; the parsed response.
+async fn rpc(url: &str, id: u64, method: &str, params: Value) -> Value {
+    let capabilities = json!({"elicitation": {"form": {}, "url": {}}});
+    request(url, id, method, params, meta(capabilities, json!({}))).await
 }
 
 /// Calls `method` once, then once more with `answer` under the key the
 /// server asked for and the state it returned; the final result.
-async fn two_rounds(url: &str, method: &str, params: Value, answer: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = meta();
-    let first = post_json(
-        url,
-        json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
-    )
-    .await;
+async fn two_rounds(url: &str, method: &str, mut params: Value, answer: Value) -> Value {
+    let first = rpc(url, 1, method, params.clone()).await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
     let key = result["inputRequests"]
@@ -146,11 +140,7 @@ async fn two_rounds(url: &str, method: &str, params: Value, answer: Value) -> Va
     if let Some(state) = result.get("requestState") {
         params["requestState"] = state.clone();
     }
-    let second = post_json(
-        url,
-        json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": params}),
-    )
-    .await;
+    let second = rpc(url, 2, method, params).await;
     assert_eq!(second["result"]["resultType"], "complete", "{second}");
     second["result"].clone()
 }
@@ -158,25 +148,12 @@ async fn two_rounds(url: &str, method: &str, params: Value, answer: Value) -> Va
 #[tokio::test]
 async fn the_methods_of_one_value_are_its_handlers() {
     let running = serve(server()).await;
-    let listed = post_json(
-        &running.url,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}),
-    )
-    .await;
-    let mut names: Vec<&str> = listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let listed = rpc(&running.url, 1, "tools/list", json!({})).await;
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     names.sort_unstable();
     assert_eq!(names, ["hello", "refund"]);
-    let refund = listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "refund")
-        .unwrap();
+    let refund = tools.iter().find(|t| t["name"] == "refund").unwrap();
     assert_eq!(refund["description"], "Refunds an order, after asking.");
     assert_eq!(refund["annotations"]["destructiveHint"], true);
     assert_eq!(refund["inputSchema"]["required"], json!(["order"]));
@@ -223,11 +200,6 @@ async fn tool_prompt_and_resource_ask_and_share_the_value() {
 #[tokio::test]
 async fn a_free_function_registered_by_name_is_served() {
     let running = serve(server()).await;
-    let called = post_json(
-        &running.url,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-               "params": {"name": "hello", "_meta": meta()}}),
-    )
-    .await;
+    let called = rpc(&running.url, 1, "tools/call", json!({"name": "hello"})).await;
     assert_eq!(called["result"]["content"][0]["text"], "Hello!");
 }

@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::http::{meta, post_json, serve};
-use support::schema::validate_strict;
+use support::http::{meta, request, serve};
+use support::schema::result;
 
 // --- The server under test ----------------------------------------------------
 
@@ -162,10 +162,8 @@ fn form_client() -> Value {
 }
 
 /// Sends one request whose `_meta` declares `capabilities`.
-async fn rpc(url: &str, method: &str, mut params: Value, capabilities: Value) -> Value {
-    params["_meta"] = meta(capabilities, json!({}));
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
-    post_json(url, body).await
+async fn rpc(url: &str, method: &str, params: Value, capabilities: Value) -> Value {
+    request(url, 7, method, params, meta(capabilities, json!({}))).await
 }
 
 async fn get_prompt(url: &str, params: Value) -> Value {
@@ -176,31 +174,27 @@ async fn read(url: &str, params: Value) -> Value {
     rpc(url, "resources/read", params, url_client()).await
 }
 
-/// The `result` of a successful response, validated against the schema.
-fn result(response: &Value, def: &str) -> Value {
-    assert!(
-        response.get("error").is_none(),
-        "expected a result: {response:#}"
-    );
-    let result = response["result"].clone();
-    let def = if result["resultType"] == "input_required" {
-        "InputRequiredResult"
-    } else {
-        def
-    };
-    validate_strict(def, &result);
-    result
+/// The result of a `prompts/get` with `params`, validated.
+async fn prompt_result(url: &str, params: Value) -> Value {
+    result(&get_prompt(url, params).await, "GetPromptResult")
 }
 
-/// The `error` of an error response, validated against the schema.
+/// The result of a `resources/read` with `params`, validated.
+async fn read_result(url: &str, params: Value) -> Value {
+    result(&read(url, params).await, "ReadResourceResult")
+}
+
+/// The `error` of an error response, validated against the schema; it
+/// echoes the request id.
 fn error(response: &Value) -> Value {
-    assert!(
-        response.get("result").is_none(),
-        "expected an error: {response:#}"
-    );
-    validate_strict("JSONRPCErrorResponse", response);
+    let error = support::schema::error(response);
     assert_eq!(response["id"], 7, "the error echoes the request id");
-    response["error"].clone()
+    error
+}
+
+/// The JSON-RPC error with which a handler's refusal arrives.
+fn invalid_params(message: &str) -> Value {
+    json!({"code": -32602, "message": message})
 }
 
 /// The `requestState` of an input-required result.
@@ -211,15 +205,15 @@ fn request_state(result: &Value) -> String {
 
 // --- Prompts --------------------------------------------------------------------
 
+/// Gets the essay prompt on `topic`.
+async fn essay_on(url: &str, topic: &str) -> Value {
+    get_prompt(url, json!({"name": "essay", "arguments": {"topic": topic}})).await
+}
+
 #[tokio::test]
 async fn a_prompt_returning_get_prompt_result_user_is_one_user_message() {
     let running = serve(server()).await;
-    let response = get_prompt(
-        &running.url,
-        json!({"name": "essay", "arguments": {"topic": "rivers"}}),
-    )
-    .await;
-    let result = result(&response, "GetPromptResult");
+    let result = result(&essay_on(&running.url, "rivers").await, "GetPromptResult");
     assert_eq!(
         result["messages"],
         json!([{"role": "user", "content": {"type": "text", "text": "Write an essay on rivers."}}])
@@ -229,24 +223,17 @@ async fn a_prompt_returning_get_prompt_result_user_is_one_user_message() {
 #[tokio::test]
 async fn a_prompt_refusal_is_invalid_params_with_its_message() {
     let running = serve(server()).await;
-    let response = get_prompt(
-        &running.url,
-        json!({"name": "essay", "arguments": {"topic": "politics"}}),
-    )
-    .await;
+    let response = essay_on(&running.url, "politics").await;
     assert_eq!(
         error(&response),
-        json!({"code": -32602, "message": "politics is off limits here"})
+        invalid_params("politics is off limits here")
     );
 }
 
 #[tokio::test]
 async fn an_invalid_form_answer_is_asked_again_naming_the_field() {
     let running = serve(server()).await;
-    let first = result(
-        &get_prompt(&running.url, json!({"name": "letter"})).await,
-        "GetPromptResult",
-    );
+    let first = prompt_result(&running.url, json!({"name": "letter"})).await;
     assert_eq!(
         first["inputRequests"]["letter"]["params"]["message"],
         LETTER_QUESTION
@@ -275,10 +262,7 @@ async fn an_invalid_form_answer_is_asked_again_naming_the_field() {
             "Recipient: expected a string, got a number. Who is the letter for?",
         ),
     ] {
-        let again = result(
-            &get_prompt(&running.url, answer(content.clone())).await,
-            "GetPromptResult",
-        );
+        let again = prompt_result(&running.url, answer(content.clone())).await;
         assert!(
             !request_state(&again).is_empty(),
             "asked again, with a state"
@@ -293,10 +277,7 @@ async fn an_invalid_form_answer_is_asked_again_naming_the_field() {
     }
 
     // A valid answer completes with one user message (`Reply::user`).
-    let done = result(
-        &get_prompt(&running.url, answer(json!({"to": "Ada", "paragraphs": 2}))).await,
-        "GetPromptResult",
-    );
+    let done = prompt_result(&running.url, answer(json!({"to": "Ada", "paragraphs": 2}))).await;
     assert_eq!(done["resultType"], "complete");
     assert_eq!(
         done["messages"],
@@ -311,10 +292,7 @@ async fn an_invalid_form_answer_is_asked_again_naming_the_field() {
                "inputResponses": {"letter": {"action": "decline"}}}),
     )
     .await;
-    assert_eq!(
-        error(&declined),
-        json!({"code": -32602, "message": "No recipient, no letter."})
-    );
+    assert_eq!(error(&declined), invalid_params("No recipient, no letter."));
 }
 
 // --- Resources ------------------------------------------------------------------
@@ -322,19 +300,13 @@ async fn an_invalid_form_answer_is_asked_again_naming_the_field() {
 #[tokio::test]
 async fn a_fixed_resource_text_gets_the_uri_read_and_the_declared_mime_type() {
     let running = serve(server()).await;
-    let motd = result(
-        &read(&running.url, json!({"uri": "test://motd"})).await,
-        "ReadResourceResult",
-    );
+    let motd = read_result(&running.url, json!({"uri": "test://motd"})).await;
     assert_eq!(
         motd["contents"],
         json!([{"uri": "test://motd", "mimeType": "text/plain", "text": "Welcome aboard."}])
     );
 
-    let logo = result(
-        &read(&running.url, json!({"uri": "test://logo"})).await,
-        "ReadResourceResult",
-    );
+    let logo = read_result(&running.url, json!({"uri": "test://logo"})).await;
     assert_eq!(
         logo["contents"],
         json!([{"uri": "test://logo", "mimeType": "image/png", "blob": "iVBORw=="}])
@@ -345,10 +317,7 @@ async fn a_fixed_resource_text_gets_the_uri_read_and_the_declared_mime_type() {
 async fn a_url_answer_accepted_reads_the_template_entry_at_the_uri_read() {
     let running = serve(server()).await;
     let uri = "test://vault/diary";
-    let first = result(
-        &read(&running.url, json!({"uri": uri})).await,
-        "ReadResourceResult",
-    );
+    let first = read_result(&running.url, json!({"uri": uri})).await;
     let login = &first["inputRequests"]["login"];
     assert_eq!(
         *login,
@@ -360,15 +329,12 @@ async fn a_url_answer_accepted_reads_the_template_entry_at_the_uri_read() {
     );
     let state = request_state(&first);
 
-    let done = result(
-        &read(
-            &running.url,
-            json!({"uri": uri, "requestState": state,
-                   "inputResponses": {"login": {"action": "accept"}}}),
-        )
-        .await,
-        "ReadResourceResult",
-    );
+    let done = read_result(
+        &running.url,
+        json!({"uri": uri, "requestState": state,
+               "inputResponses": {"login": {"action": "accept"}}}),
+    )
+    .await;
     assert_eq!(done["resultType"], "complete");
     assert_eq!(
         done["contents"],
@@ -381,32 +347,20 @@ async fn a_url_answer_accepted_reads_the_template_entry_at_the_uri_read() {
 async fn a_url_answer_declined_cancelled_or_missing() {
     let running = serve(server()).await;
     let uri = "test://vault/ledger";
-    let first = result(
-        &read(&running.url, json!({"uri": uri})).await,
-        "ReadResourceResult",
-    );
+    let first = read_result(&running.url, json!({"uri": uri})).await;
     let state = request_state(&first);
     let retry =
         |responses: Value| json!({"uri": uri, "requestState": state, "inputResponses": responses});
 
     let declined = read(&running.url, retry(json!({"login": {"action": "decline"}}))).await;
-    assert_eq!(
-        error(&declined),
-        json!({"code": -32602, "message": "Sign-in declined."})
-    );
+    assert_eq!(error(&declined), invalid_params("Sign-in declined."));
 
-    let cancelled = result(
-        &read(&running.url, retry(json!({"login": {"action": "cancel"}}))).await,
-        "ReadResourceResult",
-    );
+    let cancelled = read_result(&running.url, retry(json!({"login": {"action": "cancel"}}))).await;
     assert_eq!(cancelled["contents"][0]["text"], "Sign-in cancelled.");
 
     // No answer under "login" (another key only): ask again.
     for responses in [json!({}), json!({"other": {"action": "accept"}})] {
-        let again = result(
-            &read(&running.url, retry(responses)).await,
-            "ReadResourceResult",
-        );
+        let again = read_result(&running.url, retry(responses)).await;
         assert_eq!(
             again["inputRequests"]["login"]["params"]["url"],
             "https://example.com/login?entry=ledger"
@@ -417,10 +371,7 @@ async fn a_url_answer_declined_cancelled_or_missing() {
         );
     }
     // Without the echoed state it is a first call: asked too.
-    let fresh = result(
-        &read(&running.url, json!({"uri": uri})).await,
-        "ReadResourceResult",
-    );
+    let fresh = read_result(&running.url, json!({"uri": uri})).await;
     assert!(fresh["inputRequests"].get("login").is_some());
 }
 
@@ -454,6 +405,6 @@ async fn resource_refusals_are_invalid_params_and_not_found_names_the_uri() {
     let sealed = read(&running.url, json!({"uri": "test://vault/sealed"})).await;
     assert_eq!(
         error(&sealed),
-        json!({"code": -32602, "message": "The sealed entry cannot be read."})
+        invalid_params("The sealed entry cannot be read.")
     );
 }

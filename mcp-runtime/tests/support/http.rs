@@ -92,6 +92,20 @@ pub(crate) async fn post_json(url: &str, body: Value) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
+/// [`post_json`]s the request `method` with `params` (an object), under
+/// `id`, its `_meta` set to `meta`; the parsed response.
+pub(crate) async fn request(
+    url: &str,
+    id: u64,
+    method: &str,
+    mut params: Value,
+    meta: Value,
+) -> Value {
+    params["_meta"] = meta;
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    post_json(url, body).await
+}
+
 /// The JSON messages of the `data:` lines of an SSE body.
 pub(crate) fn sse_data(body: &str) -> Vec<Value> {
     body.lines()

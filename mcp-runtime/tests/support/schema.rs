@@ -171,6 +171,33 @@ pub(crate) fn validate_strict(def: &str, instance: &Value) {
     );
 }
 
+/// The `result` of a successful JSON-RPC response, validated against
+/// `$defs/<def>` (against `InputRequiredResult` when it asks for input).
+pub(crate) fn result(response: &Value, def: &str) -> Value {
+    assert!(
+        response.get("error").is_none(),
+        "expected a result: {response:#}"
+    );
+    let result = response["result"].clone();
+    let def = if result["resultType"] == "input_required" {
+        "InputRequiredResult"
+    } else {
+        def
+    };
+    validate_strict(def, &result);
+    result
+}
+
+/// The `error` of a JSON-RPC error response, validated against the schema.
+pub(crate) fn error(response: &Value) -> Value {
+    assert!(
+        response.get("result").is_none(),
+        "expected an error: {response:#}"
+    );
+    validate_strict("JSONRPCErrorResponse", response);
+    response["error"].clone()
+}
+
 /// Asserts `instance` is refused by `$defs/<def>`.
 pub(crate) fn assert_invalid(def: &str, instance: &Value) {
     assert!(
