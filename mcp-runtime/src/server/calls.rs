@@ -202,7 +202,7 @@ async fn rounds<'h, R: Bridged>(
                 tracing::info!(
                     method = %request.method,
                     target = %Wire(binding.target),
-                    %why,
+                    why = %Wire(&why),
                     "a 2025-era request needing input could not be bridged"
                 );
                 return finish(registry, R::stuck(why)?);

@@ -155,7 +155,7 @@ impl StdioTransport {
                     ),
                     Some(session) => {
                         if let Err(unknown) = session.deliver(response) {
-                            tracing::warn!(%unknown, "ignored a response");
+                            tracing::warn!(unknown = %Wire(&unknown.to_string()), "ignored a response");
                         }
                     }
                 },

@@ -555,7 +555,7 @@ async fn post(
             // stopped waiting is the client's due, not its fault (and some
             // clients drop their connection on any other status).
             if let Err(unknown) = session.deliver(response) {
-                tracing::info!(%unknown, "ignored a response");
+                tracing::info!(unknown = %Wire(&unknown.to_string()), "ignored a response");
             }
             return StatusCode::ACCEPTED.into_response();
         }
