@@ -32,7 +32,6 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::schema::GetPromptResult;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::http::HttpTransport;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 // --- The server ---------------------------------------------------------------

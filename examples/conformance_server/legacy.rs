@@ -20,7 +20,6 @@ use mcp_runtime::schema::{
     CreateMessageRequestParams, ElicitValue, LegacyTitledEnumSchema, LoggingLevel,
     PrimitiveSchemaDefinition, StringType,
 };
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

@@ -4,7 +4,6 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{
     CompletionArgument, CompletionReference, ContentBlock, PromptMessage, ResourceContents, Role,
 };
-use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::fixtures::PNG_1X1;

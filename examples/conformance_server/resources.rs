@@ -2,7 +2,6 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::ResourceContents;
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 

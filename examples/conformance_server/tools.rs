@@ -7,7 +7,6 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{
     ClientCapabilities, ContentBlock, LoggingLevel, ResourceContents, SamplingCapability,
 };
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 

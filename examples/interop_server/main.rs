@@ -34,7 +34,6 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{GetPromptResult, PromptMessage};
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::{http::HttpTransport, stdio};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 const USAGE: &str = "usage: interop-server (--listen ADDR | --stdio)";

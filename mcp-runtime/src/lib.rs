@@ -63,7 +63,6 @@ pub mod __private;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Deserialize, JsonSchema)]
@@ -130,7 +129,6 @@ pub use mcp_macros::tool;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, JsonSchema)]
@@ -179,7 +177,6 @@ pub use mcp_macros::prompt;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
 /// /// The greeting of the day.
@@ -229,7 +226,6 @@ pub use mcp_macros::resource;
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
@@ -373,12 +369,19 @@ pub use mcp_macros::ElicitForm;
 pub use mcp_macros::ElicitChoice;
 
 /// The JSON Schema generator argument types derive `JsonSchema` with.
-/// Depend on `schemars = "1"` yourself and derive `schemars::JsonSchema` as
-/// usual; to derive through this re-export instead, with no dependency of
-/// your own, add `#[schemars(crate = "mcp_runtime::schemars")]` to the type.
+///
+/// [`prelude`] brings both the derive and this path into scope, and the
+/// derive's expansion names `schemars::...` relative to the caller's scope,
+/// so `use mcp_runtime::prelude::*;` is all a crate without a `schemars`
+/// dependency of its own needs. A crate that depends on `schemars = "1"`
+/// itself derives `schemars::JsonSchema` as usual: it is the same crate.
+/// Outside the prelude's reach, import the path and the derive together,
+/// `use mcp_runtime::schemars::{self, JsonSchema};`, or name the crate on the
+/// type: `#[schemars(crate = "mcp_runtime::schemars")]`.
 pub use schemars;
 
-/// What a server written with the macros usually needs in scope.
+/// What a server written with the macros usually needs in scope, including
+/// `JsonSchema` and the [`schemars`](crate::schemars) path its derive expands to.
 pub mod prelude {
     pub use crate::form::{Answer, ElicitChoice, ElicitForm, UrlConsent};
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
@@ -387,6 +390,7 @@ pub mod prelude {
         ToolError,
     };
     pub use mcp_macros::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
+    pub use schemars::{self, JsonSchema};
 }
 
 /// A boxed, `Send` future: what handler and hook methods return.

@@ -29,7 +29,6 @@ use crate::schema::{GetPromptResult, McpError, ReadResourceResult};
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use schemars::JsonSchema;
 /// use mcp_runtime::schema::GetPromptResult;
 /// use serde::Deserialize;
 ///
@@ -98,7 +97,6 @@ impl<T: IntoPromptResult> IntoPromptResult for Result<T, PromptError> {
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use schemars::JsonSchema;
 /// use mcp_runtime::server::ResourceBody;
 /// use serde::Deserialize;
 ///

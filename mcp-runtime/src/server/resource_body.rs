@@ -19,7 +19,6 @@ use crate::schema::{
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use schemars::JsonSchema;
 /// use mcp_runtime::server::ResourceBody;
 /// use serde::Deserialize;
 ///
