@@ -4,44 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use proc_macro2::Span;
-use syn::spanned::Spanned;
-
 use crate::ctxt::Ctxt;
-
-/// A value and the span of the key that set it, so a duplicate is reported
-/// at its second occurrence.
-pub(crate) struct Slot<T> {
-    name: &'static str,
-    value: Option<(T, Span)>,
-}
-
-impl<T> Slot<T> {
-    pub(crate) fn new(name: &'static str) -> Self {
-        Self { name, value: None }
-    }
-
-    pub(crate) fn set(&mut self, cx: &mut Ctxt, key: &syn::Path, value: T) {
-        if self.value.is_some() {
-            cx.error_spanned_by(key, format!("duplicate `{}` attribute", self.name));
-        } else {
-            self.value = Some((value, key.span()));
-        }
-    }
-
-    /// The key's name.
-    pub(crate) fn name(&self) -> &'static str {
-        self.name
-    }
-
-    pub(crate) fn get(&self) -> Option<&T> {
-        self.value.as_ref().map(|(v, _)| v)
-    }
-
-    pub(crate) fn span(&self) -> Option<Span> {
-        self.value.as_ref().map(|(_, s)| *s)
-    }
-}
 
 /// The doc comment of an item as written: one line per `///` line, the one
 /// space after `///` removed, blank lines at either end dropped; `None`
@@ -307,19 +270,4 @@ pub(crate) fn runtime_path(krate: Option<&syn::Path>) -> TokenStream {
 pub(crate) fn unraw(ident: &syn::Ident) -> String {
     let name = ident.to_string();
     name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
-}
-
-/// After a bad key or value, skips what is left of it (up to the next `,`),
-/// so the next key is read and no "expected `,`" follows the real error.
-pub(crate) fn skip_rest_of_key(input: syn::parse::ParseStream<'_>) {
-    let _ = input.step(|cursor| {
-        let mut rest = *cursor;
-        while let Some((tree, next)) = rest.token_tree() {
-            if matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
-                break;
-            }
-            rest = next;
-        }
-        Ok(((), rest))
-    });
 }

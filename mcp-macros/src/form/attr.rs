@@ -1,21 +1,43 @@
 //! `#[elicit(...)]` on forms, their fields, choices and their variants.
+//!
+//! Every key is one row of [`KEYS`], which says where it may be written;
+//! the messages for unknown and misplaced keys come from that table.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
+use syn::LitStr;
 use syn::meta::ParseNestedMeta;
 
-use crate::attr::Slot;
 use crate::ctxt::Ctxt;
+use crate::keys::{self, Key, Place, Slot, count, number, path, string};
 
-/// `#[elicit(crate = "path")]` on the deriving type.
-pub(crate) struct ContainerAttrs {
-    pub(crate) krate: Slot<syn::Path>,
+/// Where an `#[elicit(...)]` is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Site {
+    /// On the deriving form or choice type.
+    Container,
+    /// On a field of a form.
+    Field,
+    /// On a variant of a choice.
+    Variant,
 }
 
-/// `#[elicit(...)]` on a form field.
-pub(crate) struct FieldAttrs {
-    pub(crate) title: Slot<String>,
-    pub(crate) description: Slot<String>,
+impl Place for Site {
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Container => "`#[elicit]` on a form or choice type",
+            Self::Field => "`#[elicit]` on a form field",
+            Self::Variant => "`#[elicit]` on a choice variant",
+        }
+    }
+}
+
+/// Everything one `#[elicit(...)]` list (or several on one item) said.
+#[derive(Default)]
+pub(crate) struct ElicitAttrs {
+    pub(crate) krate: Slot<syn::Path>,
+    pub(crate) title: Slot<LitStr>,
+    pub(crate) description: Slot<LitStr>,
     pub(crate) min_length: Slot<u64>,
     pub(crate) max_length: Slot<u64>,
     pub(crate) format: Slot<Format>,
@@ -26,9 +48,83 @@ pub(crate) struct FieldAttrs {
     pub(crate) default: Slot<Default>,
 }
 
-/// `#[elicit(title = "...")]` on a choice variant.
-pub(crate) struct VariantAttrs {
-    pub(crate) title: Slot<String>,
+const CONTAINER: &[Site] = &[Site::Container];
+const FIELD: &[Site] = &[Site::Field];
+const TITLED: &[Site] = &[Site::Field, Site::Variant];
+
+/// The keys, in the order the "expected one of" lists name them.
+const KEYS: &[Key<ElicitAttrs, Site>] = &[
+    Key {
+        name: "crate",
+        on: CONTAINER,
+        read: |a, cx, m| path(&mut a.krate, cx, m),
+    },
+    Key {
+        name: "title",
+        on: TITLED,
+        read: |a, cx, m| string(&mut a.title, cx, m),
+    },
+    Key {
+        name: "description",
+        on: FIELD,
+        read: |a, cx, m| string(&mut a.description, cx, m),
+    },
+    Key {
+        name: "min_length",
+        on: FIELD,
+        read: |a, cx, m| count(&mut a.min_length, cx, m),
+    },
+    Key {
+        name: "max_length",
+        on: FIELD,
+        read: |a, cx, m| count(&mut a.max_length, cx, m),
+    },
+    Key {
+        name: "format",
+        on: FIELD,
+        read: |a, cx, m| format(&mut a.format, cx, m),
+    },
+    Key {
+        name: "minimum",
+        on: FIELD,
+        read: |a, cx, m| number(&mut a.minimum, cx, m),
+    },
+    Key {
+        name: "maximum",
+        on: FIELD,
+        read: |a, cx, m| number(&mut a.maximum, cx, m),
+    },
+    Key {
+        name: "min_items",
+        on: FIELD,
+        read: |a, cx, m| count(&mut a.min_items, cx, m),
+    },
+    Key {
+        name: "max_items",
+        on: FIELD,
+        read: |a, cx, m| count(&mut a.max_items, cx, m),
+    },
+    Key {
+        name: "default",
+        on: FIELD,
+        read: |a, cx, m| {
+            let value = default_value(m.value()?)?;
+            a.default.set(cx, &m.path, value);
+            Ok(())
+        },
+    },
+];
+
+/// Reads every `#[elicit(...)]` of an item written at `site`, recording
+/// every problem in `cx`.
+pub(crate) fn parse(cx: &mut Ctxt, site: Site, attrs: &[syn::Attribute]) -> ElicitAttrs {
+    let mut out = ElicitAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
+        if let Err(error) = attr.parse_nested_meta(keys::reader(cx, KEYS, site, &mut out)) {
+            cx.syn_error(error);
+        }
+    }
+    out
 }
 
 /// The string formats a field may declare.
@@ -60,195 +156,31 @@ pub(crate) enum Default {
     Strs(Vec<String>),
 }
 
-const CONTAINER_KEYS: &str = "`crate`";
-const FIELD_KEYS: &str = "`title`, `description`, `min_length`, `max_length`, `format`, `minimum`, `maximum`, `min_items`, `max_items`, `default`";
-
-fn elicit_attrs(attrs: &[syn::Attribute]) -> impl Iterator<Item = &syn::Attribute> {
-    attrs.iter().filter(|a| a.path().is_ident("elicit"))
-}
-
-/// Parses each `#[elicit(...)]`, handing every key to `on_key`; errors are
-/// collected and parsing goes on, so every bad key is reported in one build.
-fn parse_each(
-    cx: &mut Ctxt,
-    attrs: &[syn::Attribute],
-    mut on_key: impl FnMut(&mut Ctxt, &ParseNestedMeta<'_>) -> syn::Result<()>,
-) {
-    for attr in elicit_attrs(attrs) {
-        let mut errors = Vec::new();
-        let result = attr.parse_nested_meta(|meta| {
-            let mut local = Ctxt::new();
-            match on_key(&mut local, &meta) {
-                Ok(()) => {}
-                Err(error) => {
-                    local.syn_error(error);
-                    crate::attr::skip_rest_of_key(meta.input);
-                }
-            }
-            errors.push(local);
-            Ok(())
-        });
-        for local in errors {
-            if let Err(error) = local.check() {
-                cx.syn_error(error);
-            }
-        }
-        if let Err(error) = result {
-            cx.syn_error(error);
-        }
-    }
-}
-
-fn unknown(meta: &ParseNestedMeta<'_>, expected: &str) -> syn::Error {
-    let key = meta.path.get_ident().map_or_else(
-        || meta.path.to_token_stream().to_string(),
-        ToString::to_string,
-    );
-    meta.error(format!(
-        "unknown `elicit` attribute `{key}`; expected one of: {expected}"
-    ))
-}
-
-pub(crate) fn container(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> ContainerAttrs {
-    let mut out = ContainerAttrs {
-        krate: Slot::new("crate"),
-    };
-    parse_each(cx, attrs, |cx, meta| {
-        if meta.path.is_ident("crate") {
-            let lit: syn::LitStr = meta.value()?.parse()?;
-            let path = lit.parse::<syn::Path>().map_err(|_| {
-                syn::Error::new(
-                    lit.span(),
-                    "expected a path, like `crate = \"my_sdk::runtime\"`",
-                )
-            })?;
-            out.krate.set(cx, &meta.path, path);
-            Ok(())
-        } else {
-            Err(unknown(meta, CONTAINER_KEYS))
-        }
-    });
-    out
-}
-
-pub(crate) fn field(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> FieldAttrs {
-    let mut out = FieldAttrs {
-        title: Slot::new("title"),
-        description: Slot::new("description"),
-        min_length: Slot::new("min_length"),
-        max_length: Slot::new("max_length"),
-        format: Slot::new("format"),
-        minimum: Slot::new("minimum"),
-        maximum: Slot::new("maximum"),
-        min_items: Slot::new("min_items"),
-        max_items: Slot::new("max_items"),
-        default: Slot::new("default"),
-    };
-    parse_each(cx, attrs, |cx, meta| {
-        let key = &meta.path;
-        if key.is_ident("title") {
-            out.title.set(cx, key, string(meta, "title")?);
-        } else if key.is_ident("description") {
-            out.description.set(cx, key, string(meta, "description")?);
-        } else if key.is_ident("min_length") {
-            out.min_length.set(cx, key, count(meta, "min_length")?);
-        } else if key.is_ident("max_length") {
-            out.max_length.set(cx, key, count(meta, "max_length")?);
-        } else if key.is_ident("min_items") {
-            out.min_items.set(cx, key, count(meta, "min_items")?);
-        } else if key.is_ident("max_items") {
-            out.max_items.set(cx, key, count(meta, "max_items")?);
-        } else if key.is_ident("minimum") {
-            out.minimum.set(cx, key, number(meta, "minimum")?);
-        } else if key.is_ident("maximum") {
-            out.maximum.set(cx, key, number(meta, "maximum")?);
-        } else if key.is_ident("format") {
-            let lit: syn::LitStr = meta.value()?.parse().map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    "expected `format = \"email\"` (or \"uri\", \"date\", \"date-time\")",
-                )
-            })?;
-            let format = match lit.value().as_str() {
-                "email" => Format::Email,
-                "uri" => Format::Uri,
-                "date" => Format::Date,
-                "date-time" => Format::DateTime,
-                _ => {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        "unknown format; expected one of: \"email\", \"uri\", \"date\", \"date-time\"",
-                    ));
-                }
-            };
-            out.format.set(cx, key, format);
-        } else if key.is_ident("default") {
-            let value = default_value(meta.value()?)?;
-            out.default.set(cx, key, value);
-        } else {
-            return Err(unknown(meta, FIELD_KEYS));
-        }
-        Ok(())
-    });
-    out
-}
-
-pub(crate) fn variant(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> VariantAttrs {
-    let mut out = VariantAttrs {
-        title: Slot::new("title"),
-    };
-    parse_each(cx, attrs, |cx, meta| {
-        if meta.path.is_ident("title") {
-            out.title.set(cx, &meta.path, string(meta, "title")?);
-            Ok(())
-        } else {
-            Err(unknown(meta, "`title`"))
-        }
-    });
-    out
-}
-
-fn string(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<String> {
-    let value = meta.value()?;
-    let lit: syn::LitStr = value
-        .parse()
-        .map_err(|e| syn::Error::new(e.span(), format!("expected `{key} = \"...\"`")))?;
-    Ok(lit.value())
-}
-
-fn count(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<u64> {
-    let value = meta.value()?;
-    let lit: syn::LitInt = value.parse().map_err(|e| {
+/// `format = "email"` (or "uri", "date", "date-time").
+fn format(slot: &mut Slot<Format>, cx: &mut Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    let lit: LitStr = meta.value()?.parse().map_err(|e| {
         syn::Error::new(
             e.span(),
-            format!("expected `{key} = <non-negative integer>`"),
+            "expected `format = \"email\"` (or \"uri\", \"date\", \"date-time\")",
         )
     })?;
-    lit.base10_parse()
+    let format = match lit.value().as_str() {
+        "email" => Format::Email,
+        "uri" => Format::Uri,
+        "date" => Format::Date,
+        "date-time" => Format::DateTime,
+        _ => {
+            return Err(syn::Error::new(
+                lit.span(),
+                "unknown format; expected one of: \"email\", \"uri\", \"date\", \"date-time\"",
+            ));
+        }
+    };
+    slot.set(cx, &meta.path, format);
+    Ok(())
 }
 
-fn number(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<f64> {
-    let expr: syn::Expr = meta.value()?.parse()?;
-    signed_number(&expr)
-        .ok_or_else(|| syn::Error::new_spanned(&expr, format!("expected `{key} = <number>`")))
-}
-
-fn signed_number(expr: &syn::Expr) -> Option<f64> {
-    match expr {
-        syn::Expr::Lit(syn::ExprLit { lit, .. }) => match lit {
-            syn::Lit::Int(i) => i.base10_parse::<f64>().ok(),
-            syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
-            _ => None,
-        },
-        syn::Expr::Unary(syn::ExprUnary {
-            op: syn::UnOp::Neg(_),
-            expr,
-            ..
-        }) => signed_number(expr).map(|n| -n),
-        _ => None,
-    }
-}
-
+/// `default = true`, a number, `"text"`, or `["a", "b"]`.
 fn default_value(input: syn::parse::ParseStream<'_>) -> syn::Result<Default> {
     let expected = "expected a literal default: `true`, a number, `\"text\"`, or `[\"a\", \"b\"]`";
     if input.peek(syn::token::Bracket) {
@@ -282,5 +214,25 @@ fn default_value(input: syn::parse::ParseStream<'_>) -> syn::Result<Default> {
             Ok(Default::Float(if negative { -value } else { value }))
         }
         (other, _) => Err(syn::Error::new(other.span(), expected)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_names_are_unique_and_every_site_has_keys() {
+        for (i, key) in KEYS.iter().enumerate() {
+            assert!(
+                KEYS[i + 1..].iter().all(|k| k.name != key.name),
+                "{}",
+                key.name
+            );
+        }
+        for site in [Site::Container, Site::Field, Site::Variant] {
+            assert!(!keys::expected(KEYS, site).is_empty());
+        }
+        assert_eq!(keys::expected(KEYS, Site::Variant), "`title`");
     }
 }

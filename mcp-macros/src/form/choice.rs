@@ -65,10 +65,10 @@ fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Variant<'a>> {
             );
         }
         let serde = serde_names(cx, &variant.attrs);
+        let attrs = attr::parse(cx, attr::Site::Variant, &variant.attrs);
         if serde.skip {
             continue;
         }
-        let attrs = attr::variant(cx, &variant.attrs);
         let value = serde.rename.unwrap_or_else(|| {
             let name = unraw(&variant.ident);
             match container_serde.rename_all {
@@ -85,7 +85,7 @@ fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Variant<'a>> {
         variants.push(Variant {
             ident: &variant.ident,
             value,
-            title: attrs.title.get().cloned(),
+            title: attrs.title.get().map(syn::LitStr::value),
         });
     }
     variants

@@ -26,7 +26,7 @@ fn derive<T>(
     stub: impl FnOnce(&TokenStream) -> TokenStream,
 ) -> TokenStream {
     let mut cx = Ctxt::new();
-    let container = attr::container(&mut cx, &input.attrs);
+    let container = attr::parse(&mut cx, attr::Site::Container, &input.attrs);
     let rt = runtime_path(container.krate.get());
     let parsed = parse(&mut cx);
     match cx.check() {

@@ -6,7 +6,7 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::attr::{self, Default, FieldAttrs};
+use super::attr::{self, Default, ElicitAttrs};
 use super::field_type;
 use crate::attr::{doc_comment, serde_names, unraw};
 use crate::ctxt::Ctxt;
@@ -18,7 +18,7 @@ struct Field<'a> {
     wire_name: String,
     skip: bool,
     description: Option<String>,
-    attrs: FieldAttrs,
+    attrs: ElicitAttrs,
 }
 
 pub(crate) fn derive_form(input: &syn::DeriveInput) -> TokenStream {
@@ -70,7 +70,7 @@ fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Field<'a>> {
     for field in &named.named {
         let Some(ident) = &field.ident else { continue };
         let serde = serde_names(cx, &field.attrs);
-        let attrs = attr::field(cx, &field.attrs);
+        let attrs = attr::parse(cx, attr::Site::Field, &field.attrs);
         let wire_name = serde.rename.clone().unwrap_or_else(|| {
             let name = unraw(ident);
             match container_serde.rename_all {
@@ -101,7 +101,7 @@ fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Field<'a>> {
     fields
 }
 
-fn check_ranges(cx: &mut Ctxt, attrs: &FieldAttrs) {
+fn check_ranges(cx: &mut Ctxt, attrs: &ElicitAttrs) {
     let pairs = [
         (
             attrs.min_length.get().map(|v| *v as f64),
@@ -197,7 +197,7 @@ fn options(field: &Field<'_>) -> TokenStream {
     let description = a
         .description
         .get()
-        .cloned()
+        .map(syn::LitStr::value)
         .or_else(|| field.description.clone());
     let mut set = Vec::new();
     let some = |value: TokenStream| quote!(_mcp::Option::Some(#value));
