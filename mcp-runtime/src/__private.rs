@@ -14,8 +14,8 @@ pub use crate::schema::{
 pub use crate::server::{
     CallParts, CompletionHandler, Context, FromCall, Handlers, IntoCompleteResult,
     IntoPromptResult, IntoResourceResult, IntoToolResult, Outcome, PromptHandler, PromptSpec,
-    Register, ResourceHandler, ResourceSpec, ResourceTemplateHandler, ServerBuilder, ToolHandler,
-    ToolSpec,
+    Register, ResourceHandler, ResourceSpec, ResourceTemplateHandler, ServerBuilder, SharedNeed,
+    ToolHandler, ToolSpec,
 };
 pub use ::core::default::Default;
 pub use ::core::option::Option;
@@ -24,6 +24,7 @@ pub use ::std::boxed::Box;
 pub use ::std::collections::BTreeMap;
 pub use ::std::string::String;
 pub use ::std::sync::{Arc, OnceLock};
+pub use ::std::vec::Vec;
 
 /// What a tool handler's `call` returns.
 pub type ToolFuture<'a> = BoxFuture<'a, Result<Outcome<CallToolResult>, McpError>>;
@@ -33,3 +34,9 @@ pub type PromptFuture<'a> = BoxFuture<'a, Result<Outcome<GetPromptResult>, McpEr
 pub type ResourceFuture<'a> = BoxFuture<'a, Result<Outcome<ReadResourceResult>, McpError>>;
 /// What a completion handler's `complete` returns.
 pub type CompletionFuture<'a> = BoxFuture<'a, Result<CompleteResult, McpError>>;
+
+/// The needs of a handler's `Shared<T>` parameters, from their
+/// `FromCall::SHARED`.
+pub fn needs_shared(params: &[Option<SharedNeed>]) -> Vec<SharedNeed> {
+    params.iter().flatten().copied().collect()
+}

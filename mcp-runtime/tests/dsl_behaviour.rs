@@ -82,10 +82,26 @@ async fn configured(config: Shared<Config>, runs: Shared<AtomicUsize>) -> String
     format!("{} (run {n})", config.greeting)
 }
 
-/// Needs a shared value nobody gave.
+/// Needs a shared value nobody gave, behind an alias: the macro cannot
+/// see it is a `Shared`, so only the call finds it missing.
 #[tool]
-async fn needs_unshared(value: Shared<String>) -> String {
+async fn needs_unshared(value: Unshared) -> String {
     value.to_string()
+}
+
+type Unshared = Shared<String>;
+
+/// Needs a shared value nobody gave, written as `Shared<..>`: the server
+/// is not built.
+#[tool]
+async fn needs_ledger(ledger: Shared<Vec<u64>>, _runs: Shared<AtomicUsize>) -> String {
+    ledger.len().to_string()
+}
+
+/// The same need in a prompt.
+#[prompt]
+async fn ledger_prompt(ledger: Shared<Vec<u64>>) -> String {
+    ledger.len().to_string()
 }
 
 // The multi-round flow: ask the name, then the colour, then answer with both.
@@ -395,9 +411,41 @@ async fn shared_values_reach_the_handler() {
         let result = result(&response, "CallToolResult");
         assert_eq!(text(&result), format!("Ahoy (run {n})"));
     }
-    // A value nobody shared is the server's fault: an internal error.
+    // A value nobody shared, behind an alias the build cannot see through,
+    // is the server's fault: an internal error.
     let response = call_tool(&running.url, json!({"name": "needs_unshared"})).await;
     assert_eq!(error(&response)["code"], -32603);
+}
+
+#[test]
+fn a_forgotten_share_stops_the_build() {
+    let built = Server::builder("forgetful", "1")
+        .handler::<needs_ledger>()
+        .handler::<ledger_prompt>()
+        .share(AtomicUsize::new(0))
+        .build();
+    let error = built.expect_err("the build is refused");
+    let problems = error.problems();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    for (who, problem) in [
+        ("tool \"needs_ledger\"", &problems[0]),
+        ("prompt \"ledger_prompt\"", &problems[1]),
+    ] {
+        assert!(problem.starts_with(who), "{problem}");
+        assert!(
+            problem.contains("Shared<alloc::vec::Vec<u64>>"),
+            "{problem}"
+        );
+        assert!(problem.contains("add `.share(value)`"), "{problem}");
+    }
+    // Shared, in either order with the registration, it builds.
+    let built = Server::builder("remembering", "1")
+        .share(vec![1_u64, 2])
+        .handler::<needs_ledger>()
+        .handler::<ledger_prompt>()
+        .share(AtomicUsize::new(0))
+        .build();
+    assert!(built.is_ok());
 }
 
 /// Drives the name → colour → answer flow of one method; `params` are the

@@ -199,6 +199,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
     });
     let body = call_body(h);
     let variables = template_check(h);
+    let needs = needs_shared(h);
     quote! {
         impl _mcp::#trait_name for #for_type {
             #descriptor
@@ -207,10 +208,34 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
                 #parts
                 #body
             }
+
+            #needs
         }
 
         #variables
     }
+}
+
+/// `needs_shared`, for a handler with `Shared<T>` parameters: the values
+/// `ServerBuilder::build` checks were shared. Each need comes from the
+/// parameter type's `FromCall::SHARED`, so a `Shared` of another crate
+/// adds none; a `Shared<T>` behind an alias is still checked on each call.
+fn needs_shared(h: &Handler<'_>) -> Option<TokenStream> {
+    let shared: Vec<_> = h.params.iter().filter(|ty| is_shared(ty)).collect();
+    (!shared.is_empty()).then(|| {
+        quote! {
+            fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+                _mcp::needs_shared(&[#(<#shared as _mcp::FromCall>::SHARED),*])
+            }
+        }
+    })
+}
+
+/// Whether `ty` is written `Shared<...>` (with any path before it).
+fn is_shared(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|last| last.ident == "Shared"
+            && matches!(last.arguments, syn::PathArguments::AngleBracketed(_))))
 }
 
 /// The hidden handler type: a braced struct, so it lives in the type

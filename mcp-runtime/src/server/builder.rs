@@ -201,14 +201,18 @@ impl ServerBuilder {
     }
 
     /// Checks everything and builds the server: duplicate names, invalid
-    /// tool names, input schemas whose root is not an object, and malformed
-    /// URI templates are all reported together.
+    /// tool names, input schemas whose root is not an object, malformed URI
+    /// templates, and `Shared<T>` parameters whose value was never given to
+    /// [`Self::share`] are all reported together.
     pub fn build(self) -> Result<Server, BuildError> {
         let mut problems = Vec::new();
 
         let mut tools = Table::default();
         for handler in self.tools {
             let tool = handler.descriptor();
+            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+                format!("tool {:?}", tool.name)
+            });
             if !crate::rules::valid_tool_name(&tool.name) {
                 problems.push(format!(
                     "tool name {:?} must be {}",
@@ -231,6 +235,9 @@ impl ServerBuilder {
         let mut prompts = Table::default();
         for handler in self.prompts {
             let prompt = handler.descriptor();
+            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+                format!("prompt {:?}", prompt.name)
+            });
             let name = prompt.name.clone();
             if name.is_empty() {
                 problems.push("a prompt has an empty name".to_owned());
@@ -243,6 +250,9 @@ impl ServerBuilder {
         let mut resources = Table::default();
         for handler in self.resources {
             let resource = handler.descriptor();
+            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+                format!("resource {:?}", resource.uri)
+            });
             let uri = resource.uri.clone();
             if !resources.insert(uri.clone(), resource, handler) {
                 problems.push(format!("two resources have the URI {uri:?}"));
@@ -252,6 +262,9 @@ impl ServerBuilder {
         let mut templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)> = Vec::new();
         for handler in self.templates {
             let descriptor = handler.descriptor();
+            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+                format!("resource template {:?}", descriptor.uri_template)
+            });
             if templates
                 .iter()
                 .any(|(t, _)| t.descriptor.uri_template == descriptor.uri_template)
@@ -276,6 +289,12 @@ impl ServerBuilder {
                     crate::rules::URI_TEMPLATE_RULE
                 )),
             }
+        }
+
+        if let Some(handler) = &self.completion {
+            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+                "the completion handler".to_owned()
+            });
         }
 
         let mut methods = HashMap::new();
@@ -334,5 +353,24 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(registry),
         })
+    }
+}
+
+/// Reports each value `needs` names that `shared` lacks, for `who`.
+fn missing_shared(
+    shared: &super::registry::SharedValues,
+    needs: Vec<super::SharedNeed>,
+    problems: &mut Vec<String>,
+    who: impl Fn() -> String,
+) {
+    for need in needs {
+        if !shared.contains_key(&need.type_id()) {
+            problems.push(format!(
+                "{} takes Shared<{}>, but no value of that type was given to \
+                 ServerBuilder::share; add `.share(value)` before `.build()`",
+                who(),
+                need.type_name()
+            ));
+        }
     }
 }

@@ -72,6 +72,10 @@ impl CallParts {
     note = "a handler takes its arguments as one type deriving `serde::Deserialize` and `schemars::JsonSchema`, and any of: `Ctx` (the request context), `Resume<S>` (the verified resume state), `Shared<T>` (state given to `ServerBuilder::share`)"
 )]
 pub trait FromCall: Sized {
+    /// The value this parameter needs from `ServerBuilder::share`, if any;
+    /// `ServerBuilder::build` refuses a server that lacks it.
+    const SHARED: Option<SharedNeed> = None;
+
     /// The JSON Schema this parameter adds to the input schema, if any.
     fn input_schema() -> Option<JsonObject> {
         None
@@ -233,6 +237,11 @@ impl<S: DeserializeOwned> FromCall for Resume<S> {
 
 /// Application state registered with `ServerBuilder::share`, as a handler
 /// parameter.
+///
+/// A macro handler whose parameter is written `Shared<T>` declares it, and
+/// `ServerBuilder::build` refuses a server where no `T` was shared. Behind a
+/// type alias the macro cannot see the need; the call then fails with
+/// `-32603`.
 #[derive(Debug)]
 pub struct Shared<T: ?Sized>(pub Arc<T>);
 
@@ -251,6 +260,8 @@ impl<T: ?Sized> std::ops::Deref for Shared<T> {
 }
 
 impl<T: Send + Sync + 'static> FromCall for Shared<T> {
+    const SHARED: Option<SharedNeed> = Some(SharedNeed::of::<T>());
+
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {
         parts.ctx.shared::<T>().map(Shared).ok_or_else(|| {
             McpError::internal(format!(
@@ -258,6 +269,44 @@ impl<T: Send + Sync + 'static> FromCall for Shared<T> {
                 std::any::type_name::<T>()
             ))
         })
+    }
+}
+
+/// A value of type `T` that a handler takes as `Shared<T>`: what
+/// `ServerBuilder::build` checks was given to `ServerBuilder::share`, so a
+/// forgotten `.share(value)` stops the server from being built instead of
+/// failing every call.
+#[derive(Clone, Copy)]
+pub struct SharedNeed {
+    type_id: fn() -> std::any::TypeId,
+    type_name: fn() -> &'static str,
+}
+
+impl SharedNeed {
+    /// The need for a value of type `T`.
+    pub const fn of<T: ?Sized + 'static>() -> Self {
+        Self {
+            type_id: std::any::TypeId::of::<T>,
+            type_name: std::any::type_name::<T>,
+        }
+    }
+
+    /// The type's name, as `std::any::type_name` gives it.
+    pub fn type_name(&self) -> &'static str {
+        (self.type_name)()
+    }
+
+    /// The type's id, the key `ServerBuilder::share` stores under.
+    pub(crate) fn type_id(&self) -> std::any::TypeId {
+        (self.type_id)()
+    }
+}
+
+impl std::fmt::Debug for SharedNeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("SharedNeed")
+            .field(&self.type_name())
+            .finish()
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Ask, Context};
+use super::{Ask, Context, SharedNeed};
 use crate::BoxFuture;
 use crate::schema::{
     CallToolResult, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
@@ -52,6 +52,13 @@ pub trait ToolHandler: Send + Sync + 'static {
         arguments: JsonObject,
         ctx: Context,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>>;
+
+    /// The values its `Shared<T>` parameters need from
+    /// `ServerBuilder::share`, checked when the server is built. The macros
+    /// fill it in; a hand-written handler may leave it empty.
+    fn needs_shared(&self) -> Vec<SharedNeed> {
+        Vec::new()
+    }
 }
 
 /// Serves one prompt.
@@ -70,6 +77,13 @@ pub trait PromptHandler: Send + Sync + 'static {
         arguments: BTreeMap<String, String>,
         ctx: Context,
     ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>>;
+
+    /// The values its `Shared<T>` parameters need from
+    /// `ServerBuilder::share`, checked when the server is built. The macros
+    /// fill it in; a hand-written handler may leave it empty.
+    fn needs_shared(&self) -> Vec<SharedNeed> {
+        Vec::new()
+    }
 }
 
 /// Serves one resource with a fixed URI.
@@ -83,6 +97,13 @@ pub trait ResourceHandler: Send + Sync + 'static {
 
     /// Reads the resource.
     fn read(&self, ctx: Context) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>>;
+
+    /// The values its `Shared<T>` parameters need from
+    /// `ServerBuilder::share`, checked when the server is built. The macros
+    /// fill it in; a hand-written handler may leave it empty.
+    fn needs_shared(&self) -> Vec<SharedNeed> {
+        Vec::new()
+    }
 }
 
 /// Serves every resource whose URI matches a template.
@@ -102,6 +123,13 @@ pub trait ResourceTemplateHandler: Send + Sync + 'static {
         variables: BTreeMap<String, String>,
         ctx: Context,
     ) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>>;
+
+    /// The values its `Shared<T>` parameters need from
+    /// `ServerBuilder::share`, checked when the server is built. The macros
+    /// fill it in; a hand-written handler may leave it empty.
+    fn needs_shared(&self) -> Vec<SharedNeed> {
+        Vec::new()
+    }
 }
 
 /// Answers `completion/complete`.
@@ -114,6 +142,13 @@ pub trait CompletionHandler: Send + Sync + 'static {
         context: Option<CompletionContext>,
         ctx: Context,
     ) -> BoxFuture<'_, Result<CompleteResult, McpError>>;
+
+    /// The values its `Shared<T>` parameters need from
+    /// `ServerBuilder::share`, checked when the server is built. The macros
+    /// fill it in; a hand-written handler may leave it empty.
+    fn needs_shared(&self) -> Vec<SharedNeed> {
+        Vec::new()
+    }
 }
 
 /// Serves a method outside the core set (an extension's method).

@@ -51,7 +51,7 @@ pub use ask::Ask;
 pub use builder::{BuildError, ServerBuilder};
 pub use completion::IntoCompleteResult;
 pub use context::Context;
-pub use extract::{CallParts, Ctx, FromCall, Resume, Shared};
+pub use extract::{CallParts, Ctx, FromCall, Resume, Shared, SharedNeed};
 pub use finish::Response;
 pub use handler::{
     CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,

@@ -1,9 +1,14 @@
 use std::collections::BTreeMap;
 use mcp_runtime::prelude::*;
+/// The words a greeting starts with.
+struct Salutation(&'static str);
 /// A greeting for a person.
-async fn greeting(args: BTreeMap<String, String>) -> String {
+async fn greeting(
+    args: BTreeMap<String, String>,
+    salutation: Shared<Salutation>,
+) -> String {
     let name = args.get("name").cloned().unwrap_or_default();
-    ["Say hello to ", &name, "."].concat()
+    [salutation.0, " ", &name, "."].concat()
 }
 ///The `#[prompt]` handler of [`greeting()`]: register it with `.handler::<greeting>()`.
 #[doc(hidden)]
@@ -19,7 +24,10 @@ const _: () = {
                 name: "greeting",
                 title: _mcp::Option::Some("Greeting"),
                 description: "A greeting for a person.",
-                input: &[<BTreeMap<String, String> as _mcp::FromCall>::input_schema],
+                input: &[
+                    <BTreeMap<String, String> as _mcp::FromCall>::input_schema,
+                    <Shared<Salutation> as _mcp::FromCall>::input_schema,
+                ],
             }
                 .build()
         }
@@ -36,9 +44,15 @@ const _: () = {
                 let __mcp_arg0: BTreeMap<String, String> = _mcp::FromCall::from_call(
                     &mut __mcp_parts,
                 )?;
-                let __mcp_output = greeting(__mcp_arg0).await;
+                let __mcp_arg1: Shared<Salutation> = _mcp::FromCall::from_call(
+                    &mut __mcp_parts,
+                )?;
+                let __mcp_output = greeting(__mcp_arg0, __mcp_arg1).await;
                 _mcp::IntoPromptResult::into_prompt_outcome(__mcp_output)
             })
+        }
+        fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+            _mcp::needs_shared(&[<Shared<Salutation> as _mcp::FromCall>::SHARED])
         }
     }
     impl _mcp::Register for greeting {
