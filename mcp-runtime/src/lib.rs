@@ -381,7 +381,7 @@ pub use mcp_macros::ElicitChoice;
 pub use schemars;
 
 /// What a server written with the macros usually needs in scope, including
-/// `JsonSchema` and the [`schemars`](crate::schemars) path its derive expands to.
+/// `JsonSchema` and the [`schemars`] path its derive expands to.
 pub mod prelude {
     pub use crate::form::{Answer, ElicitChoice, ElicitForm, UrlConsent};
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
