@@ -2,13 +2,13 @@
 //! specification's inventory (spec §8.2), registered by name, and those
 //! only the 2025-11-25 scenarios call. The fixtures themselves are written
 //! with the DSL in `tools.rs`, `prompts.rs`, `resources.rs`,
-//! `input_required.rs` and `legacy.rs`.
+//! `input_required.rs`, `legacy.rs` and `tasks.rs`.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::ServerBuilder;
 use mcp_runtime::state::RequestStateSigner;
 
-use crate::{input_required, legacy, prompts, resources, tools};
+use crate::{input_required, legacy, prompts, resources, tasks, tools};
 
 /// A 1x1 transparent PNG, base64.
 pub(crate) const PNG_1X1: &str =
@@ -62,6 +62,14 @@ pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
         .prompt(prompts::test_prompt_with_image {})
         .prompt(input_required::test_input_required_result_prompt {})
         .handler::<prompts::completions>()
+        // The tasks extension's fixtures.
+        .handler::<tasks::greet>()
+        .handler::<tasks::slow_compute>()
+        .handler::<tasks::failing_job>()
+        .handler::<tasks::protocol_error_job>()
+        .handler::<tasks::confirm_delete>()
+        .handler::<tasks::multi_input>()
+        .handler::<tasks::test_tool_with_task>()
         // Resources; the first one listed must be readable (the caching
         // scenario reads it).
         .resource(resources::static_text {})

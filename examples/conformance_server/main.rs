@@ -35,6 +35,7 @@ mod input_required;
 mod legacy;
 mod prompts;
 mod resources;
+mod tasks;
 mod tools;
 
 use std::io::IsTerminal;

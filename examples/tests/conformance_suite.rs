@@ -22,7 +22,7 @@ static SUITE: Mutex<()> = Mutex::new(());
 /// Runs `tests/conformance/run.sh --spec-version <spec_version>` against a
 /// fresh server, with its results in `<tmp>/<out>`, and checks that every
 /// required scenario passed.
-fn required_scenarios_pass(spec_version: &str, out: &str) {
+fn required_scenarios_pass(spec_version: &str, out: &str) -> String {
     let _one_at_a_time = SUITE.lock().unwrap_or_else(PoisonError::into_inner);
     let server = support::HttpServer::spawn();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -48,11 +48,17 @@ fn required_scenarios_pass(spec_version: &str, out: &str) {
         stdout.contains("conformance: ") && stdout.contains(" passed, 0 failed"),
         "the script printed no summary line:\n{stdout}"
     );
+    stdout.into_owned()
 }
 
 #[test]
 fn required_conformance_scenarios_pass() {
-    required_scenarios_pass("2026-07-28", "conformance");
+    let stdout = required_scenarios_pass("2026-07-28", "conformance");
+    // Every scenario of the pinned suite, the tasks extension's included.
+    assert!(
+        stdout.contains("All scenarios run: 50/50 passed; scored: 37/37 passed."),
+        "not every 2026-07-28 scenario passed:\n{stdout}"
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@ pub use crate::server::{
     CallParts, CompletionHandler, Context, FromCall, Handlers, IntoCompleteResult,
     IntoPromptResult, IntoResourceResult, IntoToolResult, Outcome, PromptHandler, PromptSpec,
     Register, ResourceHandler, ResourceSpec, ResourceTemplateHandler, ServerBuilder, SharedNeed,
-    ToolHandler, ToolSpec,
+    TaskSupport, ToolHandler, ToolSpec,
 };
 pub use ::core::default::Default;
 pub use ::core::option::Option;

@@ -6,6 +6,7 @@
 
 use syn::LitStr;
 
+use super::model::TaskMode;
 use crate::ctxt::Ctxt;
 use crate::keys::{self, Key, Place, Slot, flag, path, string};
 
@@ -50,6 +51,7 @@ pub(crate) struct HandlerAttrs {
     pub(crate) destructive: Slot<bool>,
     pub(crate) idempotent: Slot<bool>,
     pub(crate) open_world: Slot<bool>,
+    pub(crate) task: Slot<TaskMode>,
     pub(crate) uri: Slot<LitStr>,
     pub(crate) uri_template: Slot<LitStr>,
     pub(crate) mime_type: Slot<LitStr>,
@@ -114,6 +116,11 @@ const KEYS: &[Key<HandlerAttrs, Kind>] = &[
         read: |a, cx, m| flag(&mut a.open_world, cx, m),
     },
     Key {
+        name: "task",
+        on: TOOL,
+        read: |a, cx, m| task(&mut a.task, cx, m),
+    },
+    Key {
         name: "crate",
         on: ALL,
         read: |a, cx, m| path(&mut a.krate, cx, m),
@@ -128,6 +135,31 @@ pub(crate) fn parse(cx: &mut Ctxt, kind: Kind, args: proc_macro2::TokenStream) -
         cx.syn_error(error);
     }
     attrs
+}
+
+/// `task` (it may run as a task), `task = "optional"` or
+/// `task = "required"` (it must).
+fn task(
+    slot: &mut Slot<TaskMode>,
+    cx: &mut Ctxt,
+    meta: &syn::meta::ParseNestedMeta<'_>,
+) -> syn::Result<()> {
+    let expected = "expected `task`, `task = \"optional\"` or `task = \"required\"`";
+    let mode = if meta.input.peek(syn::Token![=]) {
+        let lit: LitStr = meta
+            .value()?
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), expected))?;
+        match lit.value().as_str() {
+            "optional" => TaskMode::Optional,
+            "required" => TaskMode::Required,
+            _ => return Err(syn::Error::new(lit.span(), expected)),
+        }
+    } else {
+        TaskMode::Optional
+    };
+    slot.set(cx, &meta.path, mode);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::model::{Handler, Target};
+use super::model::{Handler, Target, TaskMode};
 use crate::attr::Docs;
 
 /// A target's handler trait and its one method.
@@ -57,7 +57,7 @@ impl Param {
 
 fn signature(target: &Target) -> Signature {
     match target {
-        Target::Tool(_) => Signature {
+        Target::Tool { .. } => Signature {
             trait_name: quote!(ToolHandler),
             descriptor: Some(quote!(Tool)),
             method: quote!(call),
@@ -200,6 +200,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
     let body = call_body(h);
     let variables = template_check(h);
     let needs = needs_shared(h);
+    let task = task_support(&h.target);
     quote! {
         impl _mcp::#trait_name for #for_type {
             #descriptor
@@ -209,11 +210,32 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
                 #body
             }
 
+            #task
             #needs
         }
 
         #variables
     }
+}
+
+/// `task_support`, for a tool that may or must run as a task.
+fn task_support(target: &Target) -> Option<TokenStream> {
+    let mode = match target {
+        Target::Tool {
+            task: Some(TaskMode::Optional),
+            ..
+        } => quote!(Optional),
+        Target::Tool {
+            task: Some(TaskMode::Required),
+            ..
+        } => quote!(Required),
+        _ => return None,
+    };
+    Some(quote! {
+        fn task_support(&self) -> _mcp::TaskSupport {
+            _mcp::TaskSupport::#mode
+        }
+    })
 }
 
 /// `needs_shared`, for a handler with `Shared<T>` parameters: the values
@@ -292,7 +314,7 @@ fn descriptor(h: &Handler<'_>) -> TokenStream {
         .iter()
         .map(|ty| quote_spanned!(ty.span()=> <#ty as _mcp::FromCall>::input_schema));
     match &h.target {
-        Target::Tool(a) => {
+        Target::Tool { hints: a, .. } => {
             let description = docs(h.description.as_ref());
             // Only what was said; the rest from `ToolSpec::DEFAULT`.
             let title = h
@@ -379,7 +401,7 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
     // there.
     let convert = match (&h.target, h.output) {
         (_, None) => quote!(::core::unreachable!()),
-        (Target::Tool(_), Some(ty)) => {
+        (Target::Tool { .. }, Some(ty)) => {
             quote_spanned!(ty.span()=> _mcp::IntoToolResult::into_tool_outcome(__mcp_output))
         }
         (Target::Prompt, Some(ty)) => {

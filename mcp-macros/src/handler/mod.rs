@@ -219,12 +219,15 @@ fn check_signature(cx: &mut Ctxt, what: &str, sig: &syn::Signature) {
 fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Ident) -> Target {
     let mime_type = attrs.mime_type.get().map(syn::LitStr::value);
     match kind {
-        Kind::Tool => Target::Tool(Annotations {
-            read_only: attrs.read_only.get().copied(),
-            destructive: attrs.destructive.get().copied(),
-            idempotent: attrs.idempotent.get().copied(),
-            open_world: attrs.open_world.get().copied(),
-        }),
+        Kind::Tool => Target::Tool {
+            hints: Annotations {
+                read_only: attrs.read_only.get().copied(),
+                destructive: attrs.destructive.get().copied(),
+                idempotent: attrs.idempotent.get().copied(),
+                open_world: attrs.open_world.get().copied(),
+            },
+            task: attrs.task.get().copied(),
+        },
         Kind::Prompt => Target::Prompt,
         Kind::Completion => Target::Completion,
         Kind::Resource => match (attrs.uri.get(), attrs.uri_template.get()) {

@@ -9,7 +9,13 @@ use crate::attr::Docs;
 /// What a handler serves: the one enum every later step matches on.
 pub(crate) enum Target {
     /// `#[tool]`.
-    Tool(Annotations),
+    Tool {
+        /// Its behaviour hints.
+        hints: Annotations,
+        /// Whether it may (`task`) or must (`task = "required"`) run as a
+        /// task; `None`: never.
+        task: Option<TaskMode>,
+    },
     /// `#[prompt]`.
     Prompt,
     /// `#[resource(uri = "...")]`.
@@ -31,6 +37,15 @@ pub(crate) enum Target {
         span: Span,
         mime_type: Option<String>,
     },
+}
+
+/// How a tool runs as a task (the tasks extension).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskMode {
+    /// `task` or `task = "optional"`.
+    Optional,
+    /// `task = "required"`.
+    Required,
 }
 
 /// A tool's behaviour hints (`None`: not said).
@@ -71,7 +86,7 @@ impl Target {
     /// The attribute's name, for messages.
     pub(crate) fn attribute(&self) -> &'static str {
         match self {
-            Self::Tool(_) => "tool",
+            Self::Tool { .. } => "tool",
             Self::Prompt => "prompt",
             Self::Resource { .. } | Self::ResourceTemplate { .. } => "resource",
             Self::Completion => "completion",
@@ -81,7 +96,7 @@ impl Target {
     /// The builder method that registers it.
     pub(crate) fn register_with(&self) -> &'static str {
         match self {
-            Self::Tool(_) => "tool",
+            Self::Tool { .. } => "tool",
             Self::Prompt => "prompt",
             Self::Resource { .. } => "resource",
             Self::ResourceTemplate { .. } => "resource_template",

@@ -24,6 +24,7 @@ mod result;
 mod roots;
 mod sampling;
 mod subscriptions;
+mod tasks;
 mod tools;
 
 pub use capabilities::*;
@@ -45,6 +46,7 @@ pub use result::*;
 pub use roots::*;
 pub use sampling::*;
 pub use subscriptions::*;
+pub use tasks::*;
 pub use tools::*;
 
 /// A JSON object: the type of `arguments`, `_meta`, capability payloads and
@@ -97,11 +99,15 @@ pub mod request_methods {
 
     /// The param that names the request's target, which the `Mcp-Name`
     /// HTTP header mirrors: `name` for `tools/call` and `prompts/get`,
-    /// `uri` for `resources/read`; `None` for every other method.
+    /// `uri` for `resources/read`, `taskId` for the tasks extension's
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`; `None` for every
+    /// other method.
     pub fn target_param(method: &str) -> Option<&'static str> {
+        use super::task_methods::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
         match method {
             TOOLS_CALL | PROMPTS_GET => Some("name"),
             RESOURCES_READ => Some("uri"),
+            TASKS_GET | TASKS_UPDATE | TASKS_CANCEL => Some("taskId"),
             _ => None,
         }
     }

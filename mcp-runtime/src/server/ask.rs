@@ -39,6 +39,8 @@ pub struct Ask {
     pub(crate) requests: Option<InputRequests>,
     pub(crate) state: NextState,
     pub(crate) meta: Option<JsonObject>,
+    /// Asked before the call may become a task (tasks extension).
+    pub(crate) before_task: bool,
 }
 
 /// The state an ask resumes from, as the handler handed it over.
@@ -65,6 +67,7 @@ impl Ask {
             requests: Some(requests),
             state: NextState::None,
             meta: None,
+            before_task: false,
         }
     }
 
@@ -75,6 +78,7 @@ impl Ask {
             requests: None,
             state: NextState::None,
             meta: None,
+            before_task: false,
         }
     }
 
@@ -116,6 +120,17 @@ impl Ask {
         self
     }
 
+    /// Marks the questions as ones to answer before the call becomes a
+    /// task (tasks extension): a tool that may run as a task asks them in
+    /// the `tools/call` itself, as an `InputRequiredResult`, and the task
+    /// starts only once they are answered. Without it, a tool running as a
+    /// task asks inside the task (`tasks/get` shows the questions,
+    /// `tasks/update` answers them). Outside tasks it changes nothing.
+    pub fn before_task(mut self) -> Self {
+        self.before_task = true;
+        self
+    }
+
     /// What is asked, by key.
     pub fn input_requests(&self) -> Option<&InputRequests> {
         self.requests.as_ref()
@@ -137,6 +152,7 @@ impl From<InputRequiredResult> for Ask {
                 .request_state
                 .map_or(NextState::None, NextState::Token),
             meta: result.meta,
+            before_task: false,
         }
     }
 }

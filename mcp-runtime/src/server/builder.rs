@@ -58,6 +58,7 @@ pub struct ServerBuilder {
     shared: super::registry::SharedValues,
     legacy: super::LegacyClients,
     bridge: super::Bridge,
+    tasks: super::Tasks,
 }
 
 impl ServerBuilder {
@@ -78,6 +79,7 @@ impl ServerBuilder {
             shared: Default::default(),
             legacy: super::LegacyClients::default(),
             bridge: super::Bridge::default(),
+            tasks: super::Tasks::default(),
         }
     }
 
@@ -94,6 +96,15 @@ impl ServerBuilder {
     /// turns it off.
     pub fn bridge(mut self, bridge: super::Bridge) -> Self {
         self.bridge = bridge;
+        self
+    }
+
+    /// How tools that support tasks (tasks extension) run them: the store
+    /// their records live in (one shared by every instance of a fleet,
+    /// such as `RedisTaskStore`), and their times and bounds. Without it,
+    /// records are kept in this process ([`InMemoryTaskStore`](super::InMemoryTaskStore)).
+    pub fn tasks(mut self, tasks: super::Tasks) -> Self {
+        self.tasks = tasks;
         self
     }
 
@@ -348,6 +359,7 @@ impl ServerBuilder {
             rendered: super::registry::Rendered::default(),
             legacy: self.legacy,
             bridge: self.bridge,
+            tasks: super::tasks::TaskEngine::new(self.tasks),
         };
         registry.capabilities = super::methods::capabilities(&registry);
         Ok(Server {

@@ -19,7 +19,7 @@ use super::incoming::RoundTrip;
 use super::input_required::finish_outcome;
 use super::methods::Call;
 use super::registry::Registry;
-use super::{Context, MethodHandler, Outcome, headers, state_gate};
+use super::{Context, MethodHandler, Outcome, TaskSupport, headers, state_gate, tasks};
 use crate::BoxFuture;
 use crate::logged::Wire;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
@@ -57,6 +57,29 @@ pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
             target: &name,
             arguments: &arguments,
         };
+        // The tasks extension: a request that declares it, to a tool that
+        // may run as a task, takes the task path; one that does not gets
+        // -32021 from a tool that must.
+        let support = handler.task_support();
+        if support != TaskSupport::Forbidden {
+            if tasks::declares_tasks(&data.meta.client_capabilities) && !data.legacy {
+                let meta = match params.get("_meta") {
+                    Some(Value::Object(meta)) => meta.clone(),
+                    _ => JsonObject::new(),
+                };
+                let call = tasks::TaskCall {
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                    handler: Arc::clone(handler),
+                    support,
+                    meta,
+                };
+                return tasks::call_tool(registry, &registry.tasks, call, binding, data).await;
+            }
+            if support == TaskSupport::Required {
+                return Err(tasks::tasks_required());
+            }
+        }
         rounds(registry, binding, data, |ctx| {
             handler.call(arguments.clone(), ctx)
         })

@@ -42,6 +42,8 @@ pub(crate) struct RequestData {
     /// Whether the request is of the 2025 era (then an input-required
     /// result goes through the bridge).
     pub(crate) legacy: bool,
+    /// The task this run is a round of (tasks extension).
+    pub(crate) task: Option<super::tasks::TaskLink>,
 }
 
 impl Context {
@@ -153,6 +155,36 @@ impl Context {
         &self.data.changes
     }
 
+    /// The id of the task this run is a round of, when the call runs as a
+    /// task (tasks extension); `None` otherwise.
+    pub fn task_id(&self) -> Option<&str> {
+        self.data.task.as_ref().map(|t| t.id.as_str())
+    }
+
+    /// Whether the task this run is a round of was cancelled
+    /// (`tasks/cancel`). A long handler checks it, or awaits
+    /// [`Self::cancelled`], and stops; one that does not is dropped after
+    /// the server's cancel grace. Always `false` outside tasks.
+    pub fn is_cancelled(&self) -> bool {
+        self.data
+            .task
+            .as_ref()
+            .is_some_and(|t| *t.cancelled.borrow())
+    }
+
+    /// Resolves once the task this run is a round of is cancelled; never
+    /// outside tasks. Meant for `tokio::select!` beside the handler's work.
+    pub async fn cancelled(&self) {
+        let Some(task) = &self.data.task else {
+            return std::future::pending().await;
+        };
+        let mut cancelled = task.cancelled.clone();
+        if cancelled.wait_for(|c| *c).await.is_err() {
+            // The sender is gone: the round is being dropped anyway.
+            std::future::pending::<()>().await;
+        }
+    }
+
     /// The value of type `T` given to `ServerBuilder::share`, if any.
     pub fn shared<T: Send + Sync + 'static>(&self) -> Option<std::sync::Arc<T>> {
         let value = self.data.shared.get(&std::any::TypeId::of::<T>())?;
@@ -261,6 +293,7 @@ impl Context {
             shared: std::sync::Arc::default(),
             changes: super::ChangeNotifier::new(),
             legacy: false,
+            task: None,
         })
     }
 

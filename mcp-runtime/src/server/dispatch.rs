@@ -276,6 +276,7 @@ fn request_data(
         shared: Arc::clone(&registry.shared),
         changes: registry.changes.clone(),
         legacy: false,
+        task: None,
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Ask, Context, SharedNeed};
+use super::{Ask, Context, SharedNeed, TaskSupport};
 use crate::BoxFuture;
 use crate::schema::{
     CallToolResult, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
@@ -52,6 +52,13 @@ pub trait ToolHandler: Send + Sync + 'static {
         arguments: JsonObject,
         ctx: Context,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>>;
+
+    /// Whether the tool may or must run as a task for a request that
+    /// declares the tasks extension (`#[tool(task)]`,
+    /// `#[tool(task = "required")]`); never, by default.
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::Forbidden
+    }
 
     /// The values its `Shared<T>` parameters need from
     /// `ServerBuilder::share`, checked when the server is built. The macros

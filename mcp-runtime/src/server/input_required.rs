@@ -31,6 +31,7 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
         requests,
         state,
         meta,
+        ..
     } = ask;
     if requests.is_none() && state == NextState::None {
         return Err(McpError::internal(

@@ -14,15 +14,17 @@ use std::sync::Arc;
 use super::context::RequestData;
 use super::incoming::RoundTrip;
 use super::registry::Registry;
-use super::{MethodHandler, calls, legacy, lists, subscriptions};
+use super::{MethodHandler, calls, legacy, lists, subscriptions, tasks};
 use crate::BoxFuture;
 use crate::schema::request_methods::{
     COMPLETION_COMPLETE, INITIALIZE, LOGGING_SET_LEVEL, PING, PROMPTS_GET, PROMPTS_LIST,
     RESOURCES_LIST, RESOURCES_READ, RESOURCES_SUBSCRIBE, RESOURCES_TEMPLATES_LIST,
     RESOURCES_UNSUBSCRIBE, SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN, TOOLS_CALL, TOOLS_LIST,
 };
+use crate::schema::task_methods::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use crate::schema::{
     JsonObject, ListChangedCapability, McpError, ResourcesCapability, ServerCapabilities,
+    TASKS_EXTENSION,
 };
 
 /// The table. Order does not matter; names are unique (a test checks).
@@ -67,6 +69,11 @@ const METHODS: &[Method] = &[
         Offer::Always,
         subscriptions::listen,
     ),
+    // The tasks extension (SEP-2663). Its removed `tasks/result` and
+    // `tasks/list` are in no table: -32601, like any unknown method.
+    Method::serve(TASKS_GET, Eras::Modern, Offer::Tasks, tasks::get),
+    Method::serve(TASKS_UPDATE, Eras::Modern, Offer::Tasks, tasks::update),
+    Method::serve(TASKS_CANCEL, Eras::Modern, Offer::Tasks, tasks::cancel),
     // The 2025 era's methods that 2026-07-28 removed: a 2026-07-28 request
     // naming one gets -32601 (HTTP 404). `initialize` opens a session, so
     // dispatch answers it itself.
@@ -131,6 +138,8 @@ pub(crate) enum Offer {
     Resources,
     /// A completion handler.
     Completions,
+    /// A tool that may run as a task (the tasks extension).
+    Tasks,
     /// A 2025-era session (its log level is the session's).
     Session,
     /// A 2025-era session, and a resource or resource template.
@@ -243,6 +252,10 @@ fn offers(registry: &Registry, offer: Offer, asked: Asked) -> bool {
         Offer::Prompts => !registry.prompts.is_empty(),
         Offer::Resources => has_resources(registry),
         Offer::Completions => registry.completion.is_some(),
+        Offer::Tasks => registry
+            .tools
+            .values()
+            .any(|(_, handler)| handler.task_support() != super::TaskSupport::Forbidden),
         Offer::Session => session,
         Offer::Subscriptions => session && has_resources(registry),
     }
@@ -268,6 +281,11 @@ pub(crate) fn capabilities(registry: &Registry) -> ServerCapabilities {
             list_changed: Some(true),
         }),
         completions: offers(registry, Offer::Completions, asked).then(JsonObject::new),
+        extensions: offers(registry, Offer::Tasks, asked).then(|| {
+            let mut extensions = JsonObject::new();
+            extensions.insert(TASKS_EXTENSION.to_owned(), JsonObject::new().into());
+            extensions
+        }),
         ..ServerCapabilities::default()
     }
 }

@@ -44,6 +44,7 @@ mod resource_body;
 mod session;
 mod state_gate;
 mod subscriptions;
+mod tasks;
 mod uri_template;
 
 pub use crate::receive_context::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
@@ -67,6 +68,11 @@ pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Repl
 pub use resource_body::ResourceBody;
 pub use session::{MAX_SUBSCRIPTIONS, Session, UnknownResponse};
 pub use subscriptions::{Change, ChangeNotifier};
+pub use tasks::{
+    DEFAULT_CANCEL_GRACE, DEFAULT_CREATION_WINDOW, DEFAULT_LEASE, DEFAULT_MAX_LIVE_PER_CALLER,
+    DEFAULT_MAX_RUNNING, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_CAPACITY, DEFAULT_TASK_TTL,
+    InMemoryTaskStore, KeptState, Lease, TaskRecord, TaskStore, TaskStoreError, TaskSupport, Tasks,
+};
 pub use uri_template::UriTemplate;
 
 use std::sync::Arc;

@@ -48,6 +48,11 @@ impl<D, H: ?Sized> Table<D, H> {
         self.entries.iter().map(|(d, _)| d)
     }
 
+    /// Every entry, in registration order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &(D, Arc<H>)> {
+        self.entries.iter()
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
@@ -98,6 +103,9 @@ pub(crate) struct Registry {
     pub(crate) legacy: super::LegacyClients,
     /// How their input-required rounds are bridged.
     pub(crate) bridge: super::Bridge,
+    /// Tasks (the tasks extension): their store, bounds and the rounds
+    /// running here.
+    pub(crate) tasks: Arc<super::tasks::TaskEngine>,
 }
 
 /// Results that never change once the server is built, as the JSON sent.

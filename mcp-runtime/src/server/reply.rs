@@ -40,6 +40,9 @@ pub enum Reply<S, T = CallToolResult> {
         requests: InputRequests,
         /// The state the next round resumes from (signed by the server).
         resume: Option<S>,
+        /// Whether to ask before the call becomes a task
+        /// ([`Reply::before_task`]).
+        before_task: bool,
     },
 }
 
@@ -56,6 +59,7 @@ impl<S, T> Reply<S, T> {
         Self::Ask {
             requests,
             resume: None,
+            before_task: false,
         }
     }
 
@@ -66,9 +70,14 @@ impl<S, T> Reply<S, T> {
             Self::Ask {
                 mut requests,
                 resume,
+                before_task,
             } => {
                 requests.insert(key.into(), request);
-                Self::Ask { requests, resume }
+                Self::Ask {
+                    requests,
+                    resume,
+                    before_task,
+                }
             }
             Self::Done(_) => Self::ask(key, request),
         }
@@ -79,9 +88,43 @@ impl<S, T> Reply<S, T> {
     /// request and sends it as `requestState`.
     pub fn resume(self, state: S) -> Self {
         match self {
-            Self::Ask { requests, .. } => Self::Ask {
+            Self::Ask {
+                requests,
+                before_task,
+                ..
+            } => Self::Ask {
                 requests,
                 resume: Some(state),
+                before_task,
+            },
+            done => done,
+        }
+    }
+
+    /// Asks these questions before the call becomes a task (tasks
+    /// extension): see [`Ask::before_task`]. Outside tasks it changes
+    /// nothing; on a `Done` reply it does nothing.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// #[derive(ElicitForm)]
+    /// struct Name {
+    ///     /// Whom to greet.
+    ///     name: String,
+    /// }
+    ///
+    /// let reply: Reply<()> = Reply::ask("user_name", Name::form("What is your name?")).before_task();
+    /// assert!(matches!(reply, Reply::Ask { before_task: true, .. }));
+    /// ```
+    pub fn before_task(self) -> Self {
+        match self {
+            Self::Ask {
+                requests, resume, ..
+            } => Self::Ask {
+                requests,
+                resume,
+                before_task: true,
             },
             done => done,
         }
@@ -117,8 +160,13 @@ impl<S: Serialize, T> Reply<S, T> {
     fn into_outcome(self) -> Result<Outcome<T>, McpError> {
         match self {
             Self::Done(result) => Ok(Outcome::Complete(result)),
-            Self::Ask { requests, resume } => {
-                let ask = Ask::requests(requests);
+            Self::Ask {
+                requests,
+                resume,
+                before_task,
+            } => {
+                let mut ask = Ask::requests(requests);
+                ask.before_task = before_task;
                 Ok(Outcome::InputRequired(match resume {
                     Some(state) => ask.resume(&state)?,
                     None => ask,

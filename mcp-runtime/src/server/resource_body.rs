@@ -174,10 +174,16 @@ impl<S: Serialize> IntoResourceResult for Reply<S, ResourceBody> {
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
         match self {
             Self::Done(body) => body.into_resource_outcome(uri, mime_type),
-            Self::Ask { requests, resume } => {
-                Reply::<S, ReadResourceResult>::Ask { requests, resume }
-                    .into_resource_outcome(uri, mime_type)
+            Self::Ask {
+                requests,
+                resume,
+                before_task,
+            } => Reply::<S, ReadResourceResult>::Ask {
+                requests,
+                resume,
+                before_task,
             }
+            .into_resource_outcome(uri, mime_type),
         }
     }
 }

@@ -1,0 +1,288 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a
+//! `tools/call` run in the background, on the same handler.
+//!
+//! A tool says whether it may or must run as a task ([`TaskSupport`]). A
+//! `tools/call` to it from a request that declares the extension goes to
+//! [`start`]: the handler's first run happens in the call (asks marked
+//! [`Ask::before_task`](super::Ask::before_task) come back as an
+//! `InputRequiredResult`, as without tasks); whatever else it returns, or a
+//! run that outlasts the creation window, makes a task, stored before the
+//! `CreateTaskResult` goes out. A task's questions wait in its record;
+//! `tasks/update` ([`methods`]) collects the answers and, once a round's
+//! questions are all answered, runs the handler again on the instance that
+//! received it ([`run`]), with the answers and the state the record kept.
+//! The record is the only shared thing, so any instance of a fleet sharing
+//! a [`TaskStore`] serves any task.
+
+mod methods;
+mod record;
+mod run;
+mod start;
+mod store;
+
+pub(crate) use methods::{cancel, declares_tasks, get, tasks_required, update};
+pub use record::{KeptState, Lease, TaskRecord};
+pub(crate) use start::{TaskCall, call_tool};
+pub use store::{DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskStore, TaskStoreError};
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+/// Whether a tool runs as a task for a request that declares the tasks
+/// extension. Requests that do not declare it never get a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the run outlasts the creation window or asks for input
+    /// inside; answered directly when it finishes within the window, and
+    /// always for requests that do not declare the extension.
+    Optional,
+    /// Always a task: a request that does not declare the extension gets
+    /// `-32021` naming it.
+    Required,
+}
+
+/// The default time a task's record is kept after its creation.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+/// The default poll interval suggested to clients.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// The default time a first run may take before the call becomes a task.
+pub const DEFAULT_CREATION_WINDOW: Duration = Duration::from_millis(100);
+/// The default lease: how long a round may go unconfirmed before its task
+/// is failed as abandoned.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+/// The default time a cancelled round is given to stop by itself before it
+/// is dropped.
+pub const DEFAULT_CANCEL_GRACE: Duration = Duration::from_secs(5);
+/// The default bound on the unfinished tasks one caller holds.
+pub const DEFAULT_MAX_LIVE_PER_CALLER: usize = 100;
+/// The default bound on the rounds one instance runs at once.
+pub const DEFAULT_MAX_RUNNING: usize = 1024;
+
+/// How a server runs tasks: where their records live, and the bounds and
+/// times that apply. `ServerBuilder::tasks` takes it; without it a server
+/// whose tools support tasks keeps them in an [`InMemoryTaskStore`] with
+/// these defaults.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::server::{InMemoryTaskStore, Tasks};
+///
+/// let tasks = Tasks::new(InMemoryTaskStore::new())
+///     .ttl(Duration::from_secs(600))
+///     .max_live_per_caller(20);
+/// # let _ = tasks;
+/// ```
+#[derive(Clone)]
+pub struct Tasks {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) ttl: Duration,
+    pub(crate) poll_interval: Duration,
+    pub(crate) creation_window: Duration,
+    pub(crate) lease: Duration,
+    pub(crate) cancel_grace: Duration,
+    pub(crate) max_live_per_caller: usize,
+    pub(crate) max_running: usize,
+}
+
+impl Default for Tasks {
+    fn default() -> Self {
+        Self::new(InMemoryTaskStore::new())
+    }
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("ttl", &self.ttl)
+            .field("poll_interval", &self.poll_interval)
+            .field("creation_window", &self.creation_window)
+            .field("lease", &self.lease)
+            .field("cancel_grace", &self.cancel_grace)
+            .field("max_live_per_caller", &self.max_live_per_caller)
+            .field("max_running", &self.max_running)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tasks {
+    /// Tasks kept in `store`, with the default times and bounds.
+    pub fn new(store: impl TaskStore) -> Self {
+        Self {
+            store: Arc::new(store),
+            ttl: DEFAULT_TASK_TTL,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            creation_window: DEFAULT_CREATION_WINDOW,
+            lease: DEFAULT_LEASE,
+            cancel_grace: DEFAULT_CANCEL_GRACE,
+            max_live_per_caller: DEFAULT_MAX_LIVE_PER_CALLER,
+            max_running: DEFAULT_MAX_RUNNING,
+        }
+    }
+
+    /// How long a task's record is kept after its creation, whatever its
+    /// status ([`DEFAULT_TASK_TTL`]); a task still running then is gone.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The poll interval suggested to clients ([`DEFAULT_POLL_INTERVAL`]).
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long the first run may take before the call becomes a task
+    /// ([`DEFAULT_CREATION_WINDOW`]): a tool that may run as a task and
+    /// finishes sooner is answered directly.
+    pub fn creation_window(mut self, window: Duration) -> Self {
+        self.creation_window = window;
+        self
+    }
+
+    /// How long a round may go unconfirmed by the instance running it
+    /// ([`DEFAULT_LEASE`]). The instance confirms every third of it; a task
+    /// whose instance stopped is failed once it has run out.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(30));
+        self
+    }
+
+    /// How long a cancelled round may run on before it is dropped
+    /// ([`DEFAULT_CANCEL_GRACE`]); its context says it is cancelled at once.
+    pub fn cancel_grace(mut self, grace: Duration) -> Self {
+        self.cancel_grace = grace;
+        self
+    }
+
+    /// The most unfinished tasks one caller may hold
+    /// ([`DEFAULT_MAX_LIVE_PER_CALLER`]).
+    pub fn max_live_per_caller(mut self, max: usize) -> Self {
+        self.max_live_per_caller = max.max(1);
+        self
+    }
+
+    /// The most rounds this instance runs at once ([`DEFAULT_MAX_RUNNING`]).
+    pub fn max_running(mut self, max: usize) -> Self {
+        self.max_running = max.max(1);
+        self
+    }
+}
+
+/// A server's tasks at run time: the settings, this instance's name in
+/// leases, and the rounds running here (to cancel them at once).
+pub(crate) struct TaskEngine {
+    pub(crate) settings: Tasks,
+    /// This instance, in the leases it takes.
+    pub(crate) instance: String,
+    running: Mutex<HashMap<String, watch::Sender<bool>>>,
+}
+
+impl TaskEngine {
+    pub(crate) fn new(settings: Tasks) -> Arc<Self> {
+        Arc::new(Self {
+            settings,
+            instance: random_hex(8),
+            running: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, watch::Sender<bool>>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records a round of `id` running here, unless this instance runs as
+    /// many as it may.
+    pub(crate) fn admit(&self, id: &str, cancel: watch::Sender<bool>) -> bool {
+        let mut running = self.running();
+        if running.len() >= self.settings.max_running {
+            return false;
+        }
+        running.insert(id.to_owned(), cancel);
+        true
+    }
+
+    /// Whether another round may start here.
+    pub(crate) fn has_room(&self) -> bool {
+        self.running().len() < self.settings.max_running
+    }
+
+    /// The round of `id` has ended here.
+    pub(crate) fn release(&self, id: &str) {
+        self.running().remove(id);
+    }
+
+    /// Tells the round of `id`, if it runs here, that it is cancelled.
+    pub(crate) fn signal_cancel(&self, id: &str) {
+        if let Some(cancel) = self.running().get(id) {
+            cancel.send_replace(true);
+        }
+    }
+
+    pub(crate) fn ttl_ms(&self) -> u64 {
+        millis(self.settings.ttl)
+    }
+
+    pub(crate) fn lease_ms(&self) -> u64 {
+        millis(self.settings.lease)
+    }
+
+    pub(crate) fn poll_interval_ms(&self) -> u64 {
+        millis(self.settings.poll_interval).max(1)
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `bytes` random bytes as lowercase hex.
+pub(crate) fn random_hex(bytes: usize) -> String {
+    use std::fmt::Write as _;
+    let mut buf = vec![0u8; bytes];
+    // The OS's generator; failing it, the time and a counter still make a
+    // unique (if guessable) instance name. Task ids need the generator and
+    // are refused without it (see `start`).
+    if getrandom::fill(&mut buf).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (nanos >> ((i % 16) * 8)) as u8;
+        }
+    }
+    buf.iter()
+        .fold(String::with_capacity(bytes * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// A new task id: 128 bits from the OS's generator, hex. `None` when the
+/// generator fails: a guessable id would let anyone read the task.
+pub(crate) fn new_task_id() -> Option<String> {
+    use std::fmt::Write as _;
+    let mut buf = [0u8; 16];
+    getrandom::fill(&mut buf).ok()?;
+    Some(buf.iter().fold(String::with_capacity(32), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    }))
+}
+
+/// A round's link to its task, in the handler's context.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskLink {
+    /// The task's id.
+    pub(crate) id: String,
+    /// Turns `true` when the task is cancelled.
+    pub(crate) cancelled: watch::Receiver<bool>,
+}

@@ -1,0 +1,153 @@
+//! `tools/call` to a tool that may run as a task, from a request that
+//! declares the extension: the handler's first run, and the task it makes.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::record::{Lease, TaskRecord, now_ms};
+use super::run::{self, RoundResult};
+use super::{TaskEngine, TaskLink, TaskStoreError, TaskSupport, new_task_id};
+use crate::schema::{ErrorObject, JsonObject, McpError, TaskStatus, codes};
+use crate::server::context::RequestData;
+use crate::server::finish::{finish, finish_extension};
+use crate::server::input_required::finish_outcome;
+use crate::server::registry::Registry;
+use crate::server::{Context, Notifier, Outcome, ToolHandler, state_gate};
+use crate::state::BindingRequest;
+
+/// The tool being called, as the task path needs it.
+pub(crate) struct TaskCall {
+    pub(crate) name: String,
+    pub(crate) arguments: JsonObject,
+    pub(crate) handler: Arc<dyn ToolHandler>,
+    pub(crate) support: TaskSupport,
+    /// The request's `_meta`, which later rounds run under.
+    pub(crate) meta: JsonObject,
+}
+
+/// Runs the handler's first round in the call. Questions it marks
+/// `before_task` are asked as an `InputRequiredResult`; a tool that only
+/// may run as a task and finishes within the creation window is answered
+/// directly. Anything else becomes a task, stored before its
+/// `CreateTaskResult` is sent: finished, waiting for input, or (when the
+/// run outlasts the window) working, with this instance's lease, the run
+/// going on in the background.
+pub(crate) async fn call_tool(
+    registry: &Registry,
+    engine: &Arc<TaskEngine>,
+    call: TaskCall,
+    binding: BindingRequest<'_>,
+    mut data: RequestData,
+) -> Result<String, McpError> {
+    // Multi-round exchanges before the task: their state is verified here,
+    // as for any call.
+    state_gate::open(registry, binding, &mut data).await?;
+    let id = new_task_id()
+        .ok_or_else(|| McpError::internal("the OS random generator failed: no task id"))?;
+    let (cancel, cancelled) = watch::channel(false);
+    data.task = Some(TaskLink {
+        id: id.clone(),
+        cancelled,
+    });
+    // Progress and log messages have no stream to go to in a task.
+    data.notifier = Notifier::disabled();
+    let owner = data.receive.subject().to_owned();
+    let (ctx, request) = Context::shared_with(data);
+    let mut handle = run::spawn(Arc::clone(&call.handler), call.arguments.clone(), ctx);
+    let first = tokio::time::timeout(engine.settings.creation_window, &mut handle).await;
+    let now = now_ms();
+    let mut record = TaskRecord {
+        id,
+        owner,
+        tool: call.name,
+        arguments: call.arguments,
+        meta: call.meta,
+        status: TaskStatus::Working,
+        status_message: None,
+        created_ms: now,
+        updated_ms: now,
+        ttl_ms: engine.ttl_ms(),
+        poll_interval_ms: engine.poll_interval_ms(),
+        round: 1,
+        questions: None,
+        answers: JsonObject::new(),
+        resume: None,
+        result: None,
+        error: None,
+        lease: None,
+        version: 1,
+    };
+    match first {
+        Ok(joined) => {
+            let outcome: RoundResult = run::joined(joined);
+            match (outcome, call.support) {
+                (Ok(Outcome::InputRequired(ask)), _) if ask.before_task => {
+                    finish_outcome::<crate::schema::CallToolResult>(
+                        registry,
+                        Outcome::InputRequired(ask),
+                        &request,
+                    )
+                }
+                (Ok(Outcome::Complete(result)), TaskSupport::Optional) => finish(registry, result),
+                (Err(error), TaskSupport::Optional) => Err(error),
+                (outcome, _) => {
+                    run::apply(&mut record, outcome, now);
+                    create(engine, &record).await?;
+                    created(registry, &record)
+                }
+            }
+        }
+        Err(_still_running) => {
+            if !engine.admit(&record.id, cancel.clone()) {
+                handle.abort();
+                return Err(busy(
+                    "this server runs as many tasks as it may; try again later",
+                ));
+            }
+            record.lease = Some(Lease {
+                holder: engine.instance.clone(),
+                until_ms: now.saturating_add(engine.lease_ms()),
+            });
+            if let Err(error) = create(engine, &record).await {
+                engine.release(&record.id);
+                handle.abort();
+                return Err(error);
+            }
+            run::supervise(Arc::clone(engine), record.id.clone(), 1, handle, cancel);
+            created(registry, &record)
+        }
+    }
+}
+
+async fn create(engine: &TaskEngine, record: &TaskRecord) -> Result<(), McpError> {
+    engine
+        .settings
+        .store
+        .create(record, engine.settings.max_live_per_caller)
+        .await
+        .map_err(|error| match error {
+            TaskStoreError::Full(why) => busy(&format!("no task was created: {why}")),
+            unavailable @ TaskStoreError::Unavailable(_) => run::unavailable(unavailable),
+        })
+}
+
+/// `CreateTaskResult`: `resultType: "task"` and the task's common fields.
+fn created(registry: &Registry, record: &TaskRecord) -> Result<String, McpError> {
+    let mut value = serde_json::to_value(record.to_created())
+        .map_err(|e| McpError::internal(format!("could not serialise a task: {e}")))?;
+    if let Value::Object(object) = &mut value {
+        object.insert("resultType".to_owned(), Value::from("task"));
+    }
+    finish_extension(registry, value)
+}
+
+/// A bound reached: `-32603` with a message that says which.
+pub(crate) fn busy(message: &str) -> McpError {
+    McpError::Other(ErrorObject {
+        code: codes::INTERNAL_ERROR,
+        message: format!("Server busy: {message}"),
+        data: None,
+    })
+}

@@ -1,0 +1,307 @@
+//! Where task records live: the [`TaskStore`] trait, and the in-memory
+//! store every server has by default.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use super::record::{TaskRecord, now_ms};
+use crate::BoxFuture;
+
+/// Keeps task records. Every instance of a fleet that shares one store
+/// (such as `RedisTaskStore`) can read, answer, cancel and run the next
+/// round of a task another instance created.
+///
+/// A store forgets a record at its [`expires_ms`](TaskRecord::expires_ms)
+/// and bounds how many unfinished tasks one owner holds.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new record, unless its owner already holds `max_live`
+    /// unfinished tasks ([`TaskStoreError::Full`]) or the store is full.
+    fn create<'a>(
+        &'a self,
+        record: &'a TaskRecord,
+        max_live: usize,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>>;
+
+    /// The record of `id`, if it exists and has not expired.
+    fn load<'a>(&'a self, id: &'a str)
+    -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Replaces the stored record with `record` if the stored one's version
+    /// is `record.version - 1`: `Ok(false)` when another change came first
+    /// (or the record is gone), and the caller reads it again.
+    fn replace<'a>(&'a self, record: &'a TaskRecord)
+    -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+}
+
+/// Why a store could not do what was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskStoreError {
+    /// A bound was reached: the owner's unfinished tasks, or the store's
+    /// capacity.
+    Full(String),
+    /// The store could not be reached or answered wrongly.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Full(why) => write!(f, "the task store is full: {why}"),
+            Self::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskStoreError {}
+
+/// The default bound on the records an [`InMemoryTaskStore`] holds.
+pub const DEFAULT_TASK_CAPACITY: usize = 10_000;
+
+/// Task records in this process: tasks survive neither a restart nor a
+/// move to another instance. Bounded: at most
+/// [`DEFAULT_TASK_CAPACITY`] records (expired ones are dropped first).
+#[derive(Debug)]
+pub struct InMemoryTaskStore {
+    inner: Mutex<Records>,
+    capacity: usize,
+}
+
+#[derive(Debug, Default)]
+struct Records {
+    by_id: HashMap<String, TaskRecord>,
+    /// Each owner's unfinished tasks.
+    live: HashMap<String, HashSet<String>>,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl InMemoryTaskStore {
+    /// A store of at most [`DEFAULT_TASK_CAPACITY`] records.
+    pub fn new() -> Self {
+        Self::with_capacity(DEFAULT_TASK_CAPACITY)
+    }
+
+    /// A store of at most `capacity` records.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            inner: Mutex::new(Records::default()),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// How many records it holds (expired ones included until swept).
+    pub fn len(&self) -> usize {
+        self.lock().by_id.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Records> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Records {
+    fn forget(&mut self, id: &str) {
+        if let Some(record) = self.by_id.remove(id) {
+            self.settle(&record.owner, id);
+        }
+    }
+
+    /// `id` no longer counts as one of `owner`'s unfinished tasks.
+    fn settle(&mut self, owner: &str, id: &str) {
+        if let Some(ids) = self.live.get_mut(owner) {
+            ids.remove(id);
+            if ids.is_empty() {
+                self.live.remove(owner);
+            }
+        }
+    }
+
+    fn sweep(&mut self, now: u64) {
+        let expired: Vec<String> = self
+            .by_id
+            .values()
+            .filter(|r| r.expires_ms() <= now)
+            .map(|r| r.id.clone())
+            .collect();
+        for id in expired {
+            self.forget(&id);
+        }
+    }
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn create<'a>(
+        &'a self,
+        record: &'a TaskRecord,
+        max_live: usize,
+    ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        Box::pin(async move {
+            let mut records = self.lock();
+            let now = now_ms();
+            if records.by_id.len() >= self.capacity {
+                records.sweep(now);
+                if records.by_id.len() >= self.capacity {
+                    return Err(TaskStoreError::Full(format!(
+                        "{} tasks are kept",
+                        self.capacity
+                    )));
+                }
+            }
+            let live = records.live.get(&record.owner).map_or(0, HashSet::len);
+            if live >= max_live {
+                return Err(TaskStoreError::Full(format!(
+                    "the caller already has {live} unfinished tasks"
+                )));
+            }
+            if records.by_id.contains_key(&record.id) {
+                return Err(TaskStoreError::Unavailable(
+                    "a task with this id exists".to_owned(),
+                ));
+            }
+            if !record.status.is_terminal() {
+                records
+                    .live
+                    .entry(record.owner.clone())
+                    .or_default()
+                    .insert(record.id.clone());
+            }
+            records.by_id.insert(record.id.clone(), record.clone());
+            Ok(())
+        })
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let mut records = self.lock();
+            match records.by_id.get(id) {
+                Some(record) if record.expires_ms() <= now_ms() => {
+                    records.forget(id);
+                    Ok(None)
+                }
+                found => Ok(found.cloned()),
+            }
+        })
+    }
+
+    fn replace<'a>(
+        &'a self,
+        record: &'a TaskRecord,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let mut records = self.lock();
+            let Some(stored) = records.by_id.get_mut(&record.id) else {
+                return Ok(false);
+            };
+            if stored.version.checked_add(1) != Some(record.version) {
+                return Ok(false);
+            }
+            *stored = record.clone();
+            if record.status.is_terminal() {
+                records.settle(&record.owner, &record.id);
+            }
+            Ok(true)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{JsonObject, TaskStatus};
+
+    fn record(id: &str, owner: &str) -> TaskRecord {
+        let now = now_ms();
+        TaskRecord {
+            id: id.to_owned(),
+            owner: owner.to_owned(),
+            tool: "t".to_owned(),
+            arguments: JsonObject::new(),
+            meta: JsonObject::new(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: 60_000,
+            poll_interval_ms: 1000,
+            round: 1,
+            questions: None,
+            answers: JsonObject::new(),
+            resume: None,
+            result: None,
+            error: None,
+            lease: None,
+            version: 1,
+        }
+    }
+
+    fn block<T>(future: BoxFuture<'_, T>) -> T {
+        futures_util::FutureExt::now_or_never(future).expect("the in-memory store never waits")
+    }
+
+    #[test]
+    fn replace_is_compare_and_swap() {
+        let store = InMemoryTaskStore::new();
+        let first = record("a", "ada");
+        block(store.create(&first, 10)).unwrap();
+        let mut next = first.clone();
+        next.version = 2;
+        next.status = TaskStatus::InputRequired;
+        assert_eq!(block(store.replace(&next)), Ok(true));
+        // A change made from the stale version 1 loses.
+        let mut stale = first.clone();
+        stale.version = 2;
+        stale.status = TaskStatus::Cancelled;
+        assert_eq!(block(store.replace(&stale)), Ok(false));
+        let stored = block(store.load("a")).unwrap().unwrap();
+        assert_eq!(stored.status, TaskStatus::InputRequired);
+    }
+
+    #[test]
+    fn an_owner_holds_at_most_max_live_unfinished_tasks() {
+        let store = InMemoryTaskStore::new();
+        block(store.create(&record("a", "ada"), 2)).unwrap();
+        block(store.create(&record("b", "ada"), 2)).unwrap();
+        assert!(matches!(
+            block(store.create(&record("c", "ada"), 2)),
+            Err(TaskStoreError::Full(_))
+        ));
+        // Someone else is not limited by ada's tasks.
+        block(store.create(&record("d", "bob"), 2)).unwrap();
+        // A finished task no longer counts.
+        let mut done = block(store.load("a")).unwrap().unwrap();
+        done.version += 1;
+        done.finish(TaskStatus::Completed, now_ms());
+        assert_eq!(block(store.replace(&done)), Ok(true));
+        block(store.create(&record("c", "ada"), 2)).unwrap();
+    }
+
+    #[test]
+    fn expired_records_are_gone_and_make_room() {
+        let store = InMemoryTaskStore::with_capacity(1);
+        let mut old = record("a", "ada");
+        old.created_ms = 0;
+        block(store.create(&old, 10)).unwrap();
+        assert_eq!(block(store.load("a")), Ok(None));
+        block(store.create(&old, 10)).unwrap();
+        // Full of an expired record: swept to make room.
+        block(store.create(&record("b", "ada"), 10)).unwrap();
+        assert!(matches!(
+            block(store.create(&record("c", "bob"), 10)),
+            Err(TaskStoreError::Full(_))
+        ));
+    }
+}
