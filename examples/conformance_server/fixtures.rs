@@ -68,6 +68,7 @@ pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
         .handler::<tasks::failing_job>()
         .handler::<tasks::protocol_error_job>()
         .handler::<tasks::confirm_delete>()
+        .handler::<tasks::task_deletions>()
         .handler::<tasks::multi_input>()
         .handler::<tasks::test_tool_with_task>()
         // Resources; the first one listed must be readable (the caching

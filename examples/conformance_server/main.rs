@@ -24,6 +24,13 @@
 //!                               forgets on restart: use --redis for that and for a fleet)
 //!   --redis URL                 accept each state once across every instance using
 //!                               this Redis (e.g. redis://127.0.0.1:6379); fails closed
+//!
+//! TASK OPTIONS (the tasks extension)
+//!   --tasks-redis URL           keep task records in this Redis, so every instance using
+//!                               it serves every task (in this process otherwise)
+//!   --task-lease-ms N           how long a task's round may go unconfirmed before the
+//!                               task is failed as abandoned (default 30000)
+//!   --task-ttl-ms N             how long a task's record is kept (default 3600000)
 //! ```
 //!
 //! Over HTTP it prints `listening on http://127.0.0.1:PORT/mcp` to stderr
@@ -42,7 +49,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_runtime::server::Server;
+use mcp_runtime::server::{RedisTaskStore, Server, Tasks};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
 };
@@ -53,7 +60,8 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      [--max-connections N] [--max-sessions N] [--session-idle-timeout-ms N] \
                      | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
-                     [--single-use] [--redis URL]";
+                     [--single-use] [--redis URL] \
+                     [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N]";
 
 /// The default lifetime of a requestState, in seconds.
 const DEFAULT_STATE_TTL: u64 = 600;
@@ -133,6 +141,34 @@ struct Options {
     verify_keys: Vec<Vec<u8>>,
     state_ttl: u64,
     single_use: SingleUse,
+    tasks: TaskOptions,
+}
+
+/// How tasks are kept and timed.
+#[derive(Default)]
+struct TaskOptions {
+    /// The Redis every instance keeps task records in.
+    redis: Option<String>,
+    lease_ms: Option<u64>,
+    ttl_ms: Option<u64>,
+}
+
+impl TaskOptions {
+    fn tasks(&self) -> Result<Tasks, String> {
+        let mut tasks = match &self.redis {
+            Some(url) => {
+                Tasks::new(RedisTaskStore::new(url).map_err(|e| format!("--tasks-redis: {e}"))?)
+            }
+            None => Tasks::default(),
+        };
+        if let Some(ms) = self.lease_ms {
+            tasks = tasks.lease(Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.ttl_ms {
+            tasks = tasks.ttl(Duration::from_millis(ms));
+        }
+        Ok(tasks)
+    }
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -145,6 +181,7 @@ fn parse_args() -> Result<Options, String> {
     let mut verify_keys = Vec::new();
     let mut state_ttl = DEFAULT_STATE_TTL;
     let mut single_use = SingleUse::Off;
+    let mut tasks = TaskOptions::default();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--listen" => listen = Some(args.next().ok_or("--listen needs an address")?),
@@ -174,6 +211,11 @@ fn parse_args() -> Result<Options, String> {
                     single_use = SingleUse::InMemory;
                 }
             }
+            "--tasks-redis" => {
+                tasks.redis = Some(args.next().ok_or("--tasks-redis needs a URL")?);
+            }
+            "--task-lease-ms" => tasks.lease_ms = Some(number(&arg, &mut args)?),
+            "--task-ttl-ms" => tasks.ttl_ms = Some(number(&arg, &mut args)?),
             "--redis" => {
                 let url = args.next().ok_or("--redis needs a URL")?;
                 single_use = SingleUse::Redis(url);
@@ -211,6 +253,7 @@ fn parse_args() -> Result<Options, String> {
         verify_keys,
         state_ttl,
         single_use,
+        tasks,
     })
 }
 
@@ -262,7 +305,7 @@ fn signer(options: &Options) -> Result<RequestStateSigner, String> {
 
 /// The server, with the replay guard `options` ask for.
 async fn server(options: &Options, signer: RequestStateSigner) -> Result<Server, String> {
-    let builder = fixtures::server(signer);
+    let builder = fixtures::server(signer).tasks(options.tasks.tasks()?);
     let builder = match &options.single_use {
         SingleUse::Off => builder,
         SingleUse::InMemory => builder.replay_guard(InMemoryReplayGuard::new()),

@@ -6,6 +6,7 @@
 //! inside a task wait in the task (`tasks/get`, `tasks/update`); one marked
 //! `before_task` is asked in the call itself, before the task exists.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
@@ -83,12 +84,19 @@ pub(crate) struct Confirm {
     confirm: bool,
 }
 
+/// How many files `confirm_delete` deleted in this process: the fleet
+/// tests add it up over the instances to see each task finish once.
+static DELETIONS: AtomicUsize = AtomicUsize::new(0);
+
 /// Deletes a file once the user confirms, asking inside its task.
 #[tool(task = "required")]
 pub(crate) async fn confirm_delete(args: FileArgs, ctx: Ctx) -> Reply<()> {
     let file = args.filename;
     match ctx.answer::<Confirm>("confirm") {
-        Answer::Accept(Confirm { confirm: true }) => Reply::text(format!("deleted '{file}'")),
+        Answer::Accept(Confirm { confirm: true }) => {
+            DELETIONS.fetch_add(1, Ordering::SeqCst);
+            Reply::text(format!("deleted '{file}'"))
+        }
         Answer::Accept(_) | Answer::Decline | Answer::Cancel => {
             Reply::text(format!("kept '{file}'"))
         }
@@ -96,6 +104,12 @@ pub(crate) async fn confirm_delete(args: FileArgs, ctx: Ctx) -> Reply<()> {
             Reply::ask("confirm", Confirm::form(format!("Delete '{file}'?")))
         }
     }
+}
+
+/// How many files `confirm_delete` deleted in this process.
+#[tool(read_only)]
+pub(crate) async fn task_deletions() -> String {
+    DELETIONS.load(Ordering::SeqCst).to_string()
 }
 
 /// Asks for a name.

@@ -405,3 +405,8 @@ pub struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/asking-for-input.md")]
 pub struct AskingForInputDoctests;
+
+/// The tasks guide's examples (one needs Redis), compiled as doctests.
+#[cfg(all(doctest, feature = "redis"))]
+#[doc = include_str!("../../docs/tasks.md")]
+pub struct TasksDoctests;

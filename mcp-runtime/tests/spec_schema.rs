@@ -1261,6 +1261,7 @@ fn notifications() {
         prompts_list_changed: Some(false),
         resources_list_changed: Some(true),
         resource_subscriptions: Some(vec!["file:///project/config.json".into()]),
+        task_ids: None,
     };
     check(&filter, &["SubscriptionFilter"]);
     let acknowledged = SubscriptionsAcknowledgedNotificationParams {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
-use support::http::{meta, post_json, serve};
+use support::http::{Listen, meta, post_json, serve};
 
 /// Announces that the tool list changed.
 #[tool]
@@ -39,51 +39,6 @@ fn server() -> Server {
         .unwrap()
 }
 
-/// An open listen stream, read frame by frame.
-struct Stream {
-    response: reqwest::Response,
-    buffer: String,
-}
-
-impl Stream {
-    async fn open(url: &str, id: i64, filter: Value) -> Self {
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
-            "params": {"_meta": meta(json!({}), json!({})), "notifications": filter}});
-        let response = reqwest::Client::new()
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "subscriptions/listen")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 200);
-        assert_eq!(response.headers()["content-type"], "text/event-stream");
-        Self {
-            response,
-            buffer: String::new(),
-        }
-    }
-
-    /// The next frame's JSON, or `None` when the stream ended.
-    async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let frame: String = self.buffer.drain(..end + 2).collect();
-                let data = frame.lines().find_map(|l| l.strip_prefix("data: "))?;
-                return Some(serde_json::from_str(data).unwrap());
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
-                .await
-                .expect("no frame within 10 s")
-                .unwrap()?;
-            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
-        }
-    }
-}
-
 async fn call(url: &str, tool: &str) -> Value {
     post_json(
         url,
@@ -96,7 +51,7 @@ async fn call(url: &str, tool: &str) -> Value {
 #[tokio::test]
 async fn listen_acknowledges_then_carries_only_the_requested_changes() {
     let running = serve(server()).await;
-    let mut tools = Stream::open(&running.url, 7, json!({"toolsListChanged": true})).await;
+    let mut tools = Listen::open(&running.url, 7, json!({"toolsListChanged": true})).await;
     let ack = tools.next().await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
@@ -108,7 +63,7 @@ async fn listen_acknowledges_then_carries_only_the_requested_changes() {
         json!({"toolsListChanged": true})
     );
 
-    let mut prompts = Stream::open(&running.url, 8, json!({"promptsListChanged": true})).await;
+    let mut prompts = Listen::open(&running.url, 8, json!({"promptsListChanged": true})).await;
     assert_eq!(
         prompts.next().await.unwrap()["method"],
         "notifications/subscriptions/acknowledged"
@@ -151,7 +106,7 @@ async fn listen_acknowledges_then_carries_only_the_requested_changes() {
 #[tokio::test]
 async fn unoffered_kinds_are_not_acknowledged() {
     let running = serve(server()).await;
-    let mut stream = Stream::open(
+    let mut stream = Listen::open(
         &running.url,
         1,
         json!({"toolsListChanged": true, "resourcesListChanged": true, "resourceSubscriptions": ["x://y"]}),

@@ -7,7 +7,7 @@
 //! about speed.
 //!
 //! Submodules: `peer` (an HTTP server process under test), `process` (bounded
-//! helper programs), and for the tests with other SDKs' peers `interop` (the
+//! helper programs), `redis` (a redis-server of the test's own), and for the tests with other SDKs' peers `interop` (the
 //! `tests/interop/` harnesses) and `legacy_clients` (the 2025-era clients'
 //! summary checks).
 #![allow(dead_code, unreachable_pub)]
@@ -27,6 +27,7 @@ pub mod interop;
 pub mod legacy_clients;
 pub mod peer;
 pub mod process;
+pub mod redis;
 
 /// The only protocol version these tests speak.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";

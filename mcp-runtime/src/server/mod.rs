@@ -71,8 +71,11 @@ pub use subscriptions::{Change, ChangeNotifier};
 pub use tasks::{
     DEFAULT_CANCEL_GRACE, DEFAULT_CREATION_WINDOW, DEFAULT_LEASE, DEFAULT_MAX_LIVE_PER_CALLER,
     DEFAULT_MAX_RUNNING, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_CAPACITY, DEFAULT_TASK_TTL,
-    InMemoryTaskStore, KeptState, Lease, TaskRecord, TaskStore, TaskStoreError, TaskSupport, Tasks,
+    InMemoryTaskStore, KeptState, Lease, MAX_WATCHED_TASKS, TaskRecord, TaskStore, TaskStoreError,
+    TaskSupport, Tasks,
 };
+#[cfg(feature = "redis")]
+pub use tasks::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore};
 pub use uri_template::UriTemplate;
 
 use std::sync::Arc;

@@ -105,6 +105,8 @@ fn honoured(registry: &Registry, asked: &SubscriptionFilter) -> SubscriptionFilt
             .resource_subscriptions
             .clone()
             .filter(|uris| has_resources && !uris.is_empty()),
+        // Settled by `tasks::watched`, which needs the store.
+        task_ids: None,
     }
 }
 
@@ -174,7 +176,12 @@ async fn stream(
         })?,
         None => return Err(McpError::invalid_params("params.notifications is required")),
     };
-    let filter = honoured(registry, &asked);
+    let mut filter = honoured(registry, &asked);
+    let mut tasks = match asked.task_ids.as_deref() {
+        Some(ids) if !ids.is_empty() => super::tasks::watch(registry, &ctx.data, ids).await?,
+        _ => super::tasks::Watched::default(),
+    };
+    filter.task_ids = tasks.ids();
     // Subscribe before acknowledging, so no change after the ack is missed.
     let mut changes = registry.changes.subscribe();
     let mut closing = registry.closing.watch();
@@ -216,6 +223,15 @@ async fn stream(
                 }
                 Err(broadcast::error::RecvError::Closed) => break,
             },
+            () = tasks.next_poll() => {
+                for task in tasks.poll(registry).await {
+                    let mut params = task;
+                    params.meta = tag.meta.clone();
+                    if !ctx.data.notifier.send(super::tasks::NOTIFICATION, params).await {
+                        return Ok(SubscriptionsListenResult::new(id));
+                    }
+                }
+            }
             () = closed(&mut closing) => break,
         }
     }

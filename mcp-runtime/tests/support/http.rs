@@ -59,7 +59,8 @@ pub(crate) fn form_client_meta() -> Value {
 }
 
 /// Posts the JSON-RPC request `body` with the MCP headers (`mcp-name` from
-/// `params.name`, else `params.uri`) and, given a `token`, a bearer token.
+/// `params.name`, else `params.uri`, else `params.taskId`) and, given a
+/// `token`, a bearer token.
 /// Returns the status, the content type and the body.
 pub(crate) async fn post(url: &str, body: Value, token: Option<&str>) -> (u16, String, String) {
     let method = body["method"].as_str().unwrap().to_owned();
@@ -70,7 +71,8 @@ pub(crate) async fn post(url: &str, body: Value, token: Option<&str>) -> (u16, S
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", method);
     let params = &body["params"];
-    if let Some(name) = params["name"].as_str().or(params["uri"].as_str()) {
+    let target = params["name"].as_str().or(params["uri"].as_str());
+    if let Some(name) = target.or(params["taskId"].as_str()) {
         request = request.header("mcp-name", name);
     }
     if let Some(token) = token {
@@ -112,4 +114,58 @@ pub(crate) fn sse_data(body: &str) -> Vec<Value> {
         .filter_map(|l| l.strip_prefix("data: "))
         .map(|d| serde_json::from_str(d).unwrap())
         .collect()
+}
+
+/// An open `subscriptions/listen` stream, read frame by frame.
+pub(crate) struct Listen {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Listen {
+    /// Opens a stream asking for `filter`, from a client that declares no
+    /// capabilities.
+    pub(crate) async fn open(url: &str, id: i64, filter: Value) -> Self {
+        Self::open_with(url, id, filter, meta(json!({}), json!({}))).await
+    }
+
+    /// Opens a stream asking for `filter`, the request's `_meta` set to
+    /// `meta`.
+    pub(crate) async fn open_with(url: &str, id: i64, filter: Value, meta: Value) -> Self {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"_meta": meta, "notifications": filter}});
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Self {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next frame's JSON, or `None` when the stream ended.
+    pub(crate) async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                let data = frame.lines().find_map(|l| l.strip_prefix("data: "))?;
+                return Some(serde_json::from_str(data).unwrap());
+            }
+            let chunk =
+                tokio::time::timeout(std::time::Duration::from_secs(10), self.response.chunk())
+                    .await
+                    .expect("no frame within 10 s")
+                    .unwrap()?;
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
 }

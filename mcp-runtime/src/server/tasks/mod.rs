@@ -14,16 +14,26 @@
 //! The record is the only shared thing, so any instance of a fleet sharing
 //! a [`TaskStore`] serves any task.
 
+mod listen;
 mod methods;
 mod record;
+#[cfg(feature = "redis")]
+mod redis;
 mod run;
 mod start;
 mod store;
 
+pub use listen::MAX_WATCHED_TASKS;
+pub(crate) use listen::{Watched, watch};
 pub(crate) use methods::{cancel, declares_tasks, get, tasks_required, update};
 pub use record::{KeptState, Lease, TaskRecord};
+#[cfg(feature = "redis")]
+pub use redis::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore};
 pub(crate) use start::{TaskCall, call_tool};
 pub use store::{DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskStore, TaskStoreError};
+
+/// The notification a task's change goes out as on a listen stream.
+pub(crate) const NOTIFICATION: &str = crate::schema::task_methods::NOTIFICATION;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -196,12 +196,18 @@ pub(crate) fn supervise(
             None => {
                 // Cancelled: the handler sees it in its context; give it the
                 // grace to stop, then drop it. Its outcome is not recorded.
-                if tokio::time::timeout(engine.settings.cancel_grace, &mut handle)
+                let stopped = tokio::time::timeout(engine.settings.cancel_grace, &mut handle)
                     .await
-                    .is_err()
-                {
+                    .is_ok();
+                if !stopped {
                     handle.abort();
                 }
+                tracing::info!(
+                    task = %Wire(&id),
+                    round,
+                    how = if stopped { "stopped by itself" } else { "dropped after the grace" },
+                    "a cancelled task's round ended"
+                );
             }
         }
         engine.release(&id);

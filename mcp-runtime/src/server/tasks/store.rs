@@ -1,7 +1,7 @@
 //! Where task records live: the [`TaskStore`] trait, and the in-memory
 //! store every server has by default.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Mutex;
 
 use super::record::{TaskRecord, now_ms};
@@ -14,8 +14,9 @@ use crate::BoxFuture;
 /// A store forgets a record at its [`expires_ms`](TaskRecord::expires_ms)
 /// and bounds how many unfinished tasks one owner holds.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new record, unless its owner already holds `max_live`
-    /// unfinished tasks ([`TaskStoreError::Full`]) or the store is full.
+    /// Stores a new record, unless it is unfinished and its owner already
+    /// holds `max_live` unfinished tasks ([`TaskStoreError::Full`]), or the
+    /// store is full.
     fn create<'a>(
         &'a self,
         record: &'a TaskRecord,
@@ -58,8 +59,8 @@ impl std::error::Error for TaskStoreError {}
 pub const DEFAULT_TASK_CAPACITY: usize = 10_000;
 
 /// Task records in this process: tasks survive neither a restart nor a
-/// move to another instance. Bounded: at most
-/// [`DEFAULT_TASK_CAPACITY`] records (expired ones are dropped first).
+/// move to another instance. Bounded: at most [`DEFAULT_TASK_CAPACITY`]
+/// records; expired ones are dropped, soonest first, on every creation.
 #[derive(Debug)]
 pub struct InMemoryTaskStore {
     inner: Mutex<Records>,
@@ -71,6 +72,8 @@ struct Records {
     by_id: HashMap<String, TaskRecord>,
     /// Each owner's unfinished tasks.
     live: HashMap<String, HashSet<String>>,
+    /// Every record by expiry, soonest first, so expired ones go in order.
+    by_expiry: BTreeSet<(u64, String)>,
 }
 
 impl Default for InMemoryTaskStore {
@@ -113,6 +116,8 @@ impl InMemoryTaskStore {
 impl Records {
     fn forget(&mut self, id: &str) {
         if let Some(record) = self.by_id.remove(id) {
+            self.by_expiry
+                .remove(&(record.expires_ms(), record.id.clone()));
             self.settle(&record.owner, id);
         }
     }
@@ -127,15 +132,16 @@ impl Records {
         }
     }
 
+    /// Forgets every expired record, soonest first.
     fn sweep(&mut self, now: u64) {
-        let expired: Vec<String> = self
-            .by_id
-            .values()
-            .filter(|r| r.expires_ms() <= now)
-            .map(|r| r.id.clone())
-            .collect();
-        for id in expired {
-            self.forget(&id);
+        while let Some((expires, id)) = self.by_expiry.first().cloned() {
+            if expires > now {
+                break;
+            }
+            self.by_expiry.pop_first();
+            if let Some(record) = self.by_id.remove(&id) {
+                self.settle(&record.owner, &id);
+            }
         }
     }
 }
@@ -148,18 +154,17 @@ impl TaskStore for InMemoryTaskStore {
     ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let mut records = self.lock();
-            let now = now_ms();
+            records.sweep(now_ms());
             if records.by_id.len() >= self.capacity {
-                records.sweep(now);
-                if records.by_id.len() >= self.capacity {
-                    return Err(TaskStoreError::Full(format!(
-                        "{} tasks are kept",
-                        self.capacity
-                    )));
-                }
+                return Err(TaskStoreError::Full(format!(
+                    "{} tasks are kept",
+                    self.capacity
+                )));
             }
+            // A record born finished (a call done in its first run) holds
+            // no unfinished task, so only the store's capacity bounds it.
             let live = records.live.get(&record.owner).map_or(0, HashSet::len);
-            if live >= max_live {
+            if !record.status.is_terminal() && live >= max_live {
                 return Err(TaskStoreError::Full(format!(
                     "the caller already has {live} unfinished tasks"
                 )));
@@ -176,6 +181,9 @@ impl TaskStore for InMemoryTaskStore {
                     .or_default()
                     .insert(record.id.clone());
             }
+            records
+                .by_expiry
+                .insert((record.expires_ms(), record.id.clone()));
             records.by_id.insert(record.id.clone(), record.clone());
             Ok(())
         })
@@ -279,6 +287,10 @@ mod tests {
             block(store.create(&record("c", "ada"), 2)),
             Err(TaskStoreError::Full(_))
         ));
+        // A record born finished holds no unfinished task: the cap lets it in.
+        let mut born_done = record("z", "ada");
+        born_done.finish(TaskStatus::Completed, now_ms());
+        block(store.create(&born_done, 2)).unwrap();
         // Someone else is not limited by ada's tasks.
         block(store.create(&record("d", "bob"), 2)).unwrap();
         // A finished task no longer counts.

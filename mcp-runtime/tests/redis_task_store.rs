@@ -1,0 +1,676 @@
+//! `RedisTaskStore` against a real redis-server: each test starts its own on
+//! a free 127.0.0.1 port, without persistence, and kills it when done.
+//! `tests/fleet/ensure-redis.sh` installs Debian's redis-server when it is
+//! absent.
+
+#![cfg(feature = "redis")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::future::Future;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use mcp_runtime::schema::{JsonObject, TaskStatus};
+use mcp_runtime::server::{
+    DEFAULT_TASK_KEY_PREFIX, KeptState, Lease, RedisTaskStore, TaskRecord, TaskStore,
+    TaskStoreError,
+};
+use serde_json::json;
+
+/// Bound on one whole test.
+const TEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+// --- redis-server --------------------------------------------------------------------
+
+/// The redis-server binary: `tests/fleet/ensure-redis.sh` prints its path,
+/// installing it first when absent.
+fn redis_server_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("tests/fleet/ensure-redis.sh");
+        let mut child = Command::new("bash")
+            .arg(&script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        // Installing the package may take a while; never forever.
+        let deadline = Instant::now() + Duration::from_secs(600);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{} did not finish in time", script.display());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(status.success(), "{} failed: {status}", script.display());
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let path = PathBuf::from(out.trim());
+        assert!(path.is_file(), "no redis-server at {path:?}");
+        path
+    })
+}
+
+/// A free port on 127.0.0.1 (free when asked; a clash shows up as a
+/// redis-server that never answers).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A redis-server of our own on 127.0.0.1, without persistence; killed on
+/// drop.
+struct Redis {
+    child: Option<Child>,
+    port: u16,
+}
+
+impl Redis {
+    fn start() -> Self {
+        let mut redis = Self {
+            child: None,
+            port: free_port(),
+        };
+        redis.restart();
+        redis
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Starts (again) on the same port and waits until it answers PING.
+    fn restart(&mut self) {
+        let child = Command::new(redis_server_bin())
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !self.answers_ping() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server on port {} did not answer PING",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn answers_ping(&self) -> bool {
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+        let mut reply = [0u8; 7];
+        stream.write_all(b"PING\r\n").is_ok()
+            && stream.read_exact(&mut reply).is_ok()
+            && &reply == b"+PONG\r\n"
+    }
+
+    /// Sends `signal` (`STOP` or `CONT`) to the server: a stopped one
+    /// accepts connections but never answers.
+    fn signal(&self, signal: &str) {
+        let pid = self.child.as_ref().unwrap().id();
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(pid.to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// A plain connection, for looking at the keys directly.
+    fn raw(&self) -> redis::Connection {
+        let client = redis::Client::open(self.url()).unwrap();
+        let connection = client
+            .get_connection_with_timeout(Duration::from_secs(5))
+            .unwrap();
+        connection
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        connection
+    }
+
+    fn exists(&self, key: &str) -> bool {
+        let found: i64 = redis::cmd("EXISTS")
+            .arg(key)
+            .query(&mut self.raw())
+            .unwrap();
+        found == 1
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+// --- Helpers ---------------------------------------------------------------------------
+
+async fn bounded<F: Future<Output = ()>>(test: F) {
+    tokio::time::timeout(TEST_TIMEOUT, test)
+        .await
+        .expect("the test finished in time");
+}
+
+fn now_ms() -> u64 {
+    u64::try_from(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+}
+
+/// A working task of `owner`, kept a minute.
+fn record(id: &str, owner: &str) -> TaskRecord {
+    let now = now_ms();
+    TaskRecord {
+        id: id.to_owned(),
+        owner: owner.to_owned(),
+        tool: "t".to_owned(),
+        arguments: JsonObject::new(),
+        meta: JsonObject::new(),
+        status: TaskStatus::Working,
+        status_message: None,
+        created_ms: now,
+        updated_ms: now,
+        ttl_ms: 60_000,
+        poll_interval_ms: 1000,
+        round: 1,
+        questions: None,
+        answers: JsonObject::new(),
+        resume: None,
+        result: None,
+        error: None,
+        lease: None,
+        version: 1,
+    }
+}
+
+/// The next version of `record`, finished with `status`.
+fn finished(record: &TaskRecord, status: TaskStatus) -> TaskRecord {
+    let mut next = record.clone();
+    next.version += 1;
+    next.status = status;
+    next.lease = None;
+    next.updated_ms = now_ms();
+    next
+}
+
+fn store(redis: &Redis, prefix: &str) -> RedisTaskStore {
+    RedisTaskStore::new(&redis.url())
+        .unwrap()
+        .key_prefix(prefix)
+}
+
+// --- Tests -----------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_created_record_loads_back_exactly() {
+    bounded(async {
+        let redis = Redis::start();
+        let store = RedisTaskStore::new(&redis.url()).unwrap();
+        store.ping().await.unwrap();
+        let mut created = record("3f2a", "ada");
+        created.status_message = Some("half way, ünïcode".to_owned());
+        created.arguments = json!({"n": 3, "deep": {"list": [1, "two", null]}})
+            .as_object()
+            .unwrap()
+            .clone();
+        created.meta = json!({"protocolVersion": "2026-07-28"})
+            .as_object()
+            .unwrap()
+            .clone();
+        created.answers = json!({"name": "Ada"}).as_object().unwrap().clone();
+        created.resume = Some(KeptState::Payload("eyJzdGVwIjoyfQ".to_owned()));
+        created.lease = Some(Lease {
+            holder: "instance-a".to_owned(),
+            until_ms: created.created_ms + 30_000,
+        });
+        created.round = 2;
+        created.version = 7;
+        store.create(&created, 10).await.unwrap();
+        assert_eq!(store.load("3f2a").await, Ok(Some(created.clone())));
+        assert_eq!(store.load("nope").await, Ok(None));
+
+        // The hash holds the version and the JSON, and Redis forgets it at
+        // the record's expiry.
+        let key = format!("{DEFAULT_TASK_KEY_PREFIX}task:3f2a");
+        let mut raw = redis.raw();
+        let version: String = redis::cmd("HGET")
+            .arg(&key)
+            .arg("v")
+            .query(&mut raw)
+            .unwrap();
+        assert_eq!(version, "7");
+        let expire_at: i64 = redis::cmd("PEXPIRETIME")
+            .arg(&key)
+            .query(&mut raw)
+            .unwrap();
+        assert_eq!(u64::try_from(expire_at).unwrap(), created.expires_ms());
+
+        // The id is taken.
+        assert_eq!(
+            store.create(&created, 10).await,
+            Err(TaskStoreError::Unavailable(
+                "a task with this id exists".to_owned()
+            ))
+        );
+
+        // A record that does not parse is an error, not a panic.
+        let _: i64 = redis::cmd("HSET")
+            .arg(format!("{DEFAULT_TASK_KEY_PREFIX}task:bad"))
+            .arg("v")
+            .arg("1")
+            .arg("d")
+            .arg("{not json")
+            .query(&mut raw)
+            .unwrap();
+        assert!(
+            matches!(store.load("bad").await, Err(TaskStoreError::Unavailable(why)) if why.contains("does not parse")),
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn replace_is_compare_and_swap() {
+    bounded(async {
+        let redis = Redis::start();
+        let store = store(&redis, "cas:");
+        let first = record("a", "ada");
+        store.create(&first, 10).await.unwrap();
+
+        let mut next = first.clone();
+        next.version = 2;
+        next.status = TaskStatus::InputRequired;
+        next.status_message = Some("a question".to_owned());
+        assert_eq!(store.replace(&next).await, Ok(true));
+        assert_eq!(store.load("a").await, Ok(Some(next.clone())));
+
+        // A change made from the stale version 1 loses, and changes nothing.
+        let mut stale = first.clone();
+        stale.version = 2;
+        stale.status = TaskStatus::Cancelled;
+        assert_eq!(store.replace(&stale).await, Ok(false));
+        // Nor does skipping a version win.
+        let mut ahead = next.clone();
+        ahead.version = 4;
+        assert_eq!(store.replace(&ahead).await, Ok(false));
+        assert_eq!(store.load("a").await, Ok(Some(next.clone())));
+
+        // Gone, or no version before it: false, never a new record.
+        let mut missing = record("missing", "ada");
+        missing.version = 2;
+        assert_eq!(store.replace(&missing).await, Ok(false));
+        assert_eq!(store.load("missing").await, Ok(None));
+        assert!(!redis.exists("cas:task:missing"));
+        let mut zero = next.clone();
+        zero.version = 0;
+        assert_eq!(store.replace(&zero).await, Ok(false));
+        assert_eq!(store.load("a").await, Ok(Some(next.clone())));
+
+        // The next change from the stored version wins.
+        let third = finished(&next, TaskStatus::Completed);
+        assert_eq!(store.replace(&third).await, Ok(true));
+        assert_eq!(store.load("a").await, Ok(Some(third)));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_owner_holds_at_most_max_live_unfinished_tasks() {
+    bounded(async {
+        let redis = Redis::start();
+        let store = store(&redis, "cap:");
+        let a = record("a", "ada");
+        store.create(&a, 2).await.unwrap();
+        store.create(&record("b", "ada"), 2).await.unwrap();
+        assert_eq!(
+            store.create(&record("c", "ada"), 2).await,
+            Err(TaskStoreError::Full(
+                "the caller already has 2 unfinished tasks".to_owned()
+            ))
+        );
+        assert_eq!(store.load("c").await, Ok(None));
+        // A record born finished holds no unfinished task: the cap lets it in.
+        let born_done = finished(&record("z", "ada"), TaskStatus::Completed);
+        store.create(&born_done, 2).await.unwrap();
+        // Someone else is not limited by ada's tasks.
+        store.create(&record("d", "bob"), 2).await.unwrap();
+        store.create(&record("e", "bob"), 2).await.unwrap();
+        // A task moving to input_required is still unfinished.
+        let mut asking = store.load("b").await.unwrap().unwrap();
+        asking.version += 1;
+        asking.status = TaskStatus::InputRequired;
+        assert_eq!(store.replace(&asking).await, Ok(true));
+        assert!(matches!(
+            store.create(&record("c", "ada"), 2).await,
+            Err(TaskStoreError::Full(_))
+        ));
+        // A finished task no longer counts.
+        let done = finished(&a, TaskStatus::Completed);
+        assert_eq!(store.replace(&done).await, Ok(true));
+        store.create(&record("c", "ada"), 2).await.unwrap();
+        assert!(matches!(
+            store.create(&record("f", "ada"), 2).await,
+            Err(TaskStoreError::Full(_))
+        ));
+        // Neither does a failed or cancelled one.
+        let c = store.load("c").await.unwrap().unwrap();
+        assert_eq!(
+            store.replace(&finished(&c, TaskStatus::Cancelled)).await,
+            Ok(true)
+        );
+        store.create(&record("f", "ada"), 2).await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_expired_record_is_gone_and_frees_its_place() {
+    bounded(async {
+        let redis = Redis::start();
+        let store = store(&redis, "ttl:");
+        let mut short = record("short", "eve");
+        short.ttl_ms = 300;
+        store.create(&short, 1).await.unwrap();
+        let created = Instant::now();
+        assert_eq!(store.load("short").await, Ok(Some(short.clone())));
+        // While it lives, it takes eve's only place.
+        assert!(matches!(
+            store.create(&record("next", "eve"), 1).await,
+            Err(TaskStoreError::Full(_))
+        ));
+        let live_key = format!("ttl:live:{}", "657665"); // "eve" in hex
+        assert!(redis.exists(&live_key));
+
+        let deadline = created + Duration::from_secs(3);
+        while store.load("short").await.unwrap().is_some() {
+            assert!(Instant::now() < deadline, "the record outlived its ttl");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        let gone_after = created.elapsed();
+        assert!(
+            gone_after < Duration::from_millis(1500),
+            "gone after {gone_after:?}"
+        );
+        // Redis itself forgot the record, and eve's live set with it.
+        while redis.exists("ttl:task:short") || redis.exists(&live_key) {
+            assert!(Instant::now() < deadline, "Redis kept the expired keys");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        store.create(&record("next", "eve"), 1).await.unwrap();
+        assert!(store.load("next").await.unwrap().is_some());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_expired_entry_in_a_live_set_never_blocks() {
+    bounded(async {
+        let redis = Redis::start();
+        let store = store(&redis, "sweep:");
+        let mut short = record("short", "eve");
+        short.ttl_ms = 200;
+        store.create(&short, 2).await.unwrap();
+        let mut long = record("long", "eve");
+        long.ttl_ms = 60_000;
+        store.create(&long, 2).await.unwrap();
+        // The live set lives as long as its longest-lived member.
+        let live_key = format!("sweep:live:{}", "657665");
+        let expire_at: i64 = redis::cmd("PEXPIRETIME")
+            .arg(&live_key)
+            .query(&mut redis.raw())
+            .unwrap();
+        assert_eq!(u64::try_from(expire_at).unwrap(), long.expires_ms());
+        assert!(matches!(
+            store.create(&record("third", "eve"), 2).await,
+            Err(TaskStoreError::Full(_))
+        ));
+        // Once the short one expires, its entry is swept at the next create.
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            match store.create(&record("third", "eve"), 2).await {
+                Ok(()) => break,
+                Err(TaskStoreError::Full(_)) => {
+                    assert!(Instant::now() < deadline, "the expired entry still counts");
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                }
+                Err(other) => panic!("{other}"),
+            }
+        }
+        assert!(store.load("short").await.unwrap().is_none());
+        assert!(store.load("long").await.unwrap().is_some());
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_share_records_and_one_of_racing_changes_wins() {
+    bounded(async {
+        let redis = Redis::start();
+        let a = store(&redis, "fleet:");
+        let b = store(&redis, "fleet:");
+        let first = record("shared", "ada");
+        a.create(&first, 10).await.unwrap();
+        assert_eq!(b.load("shared").await, Ok(Some(first.clone())));
+        let mut second = first.clone();
+        second.version = 2;
+        second.status = TaskStatus::InputRequired;
+        assert_eq!(b.replace(&second).await, Ok(true));
+        assert_eq!(a.load("shared").await, Ok(Some(second.clone())));
+        // The bound on ada's unfinished tasks holds across the fleet.
+        b.create(&record("other", "ada"), 2).await.unwrap();
+        assert!(matches!(
+            a.create(&record("third", "ada"), 2).await,
+            Err(TaskStoreError::Full(_))
+        ));
+
+        // 20 changes from version 2, half through each instance.
+        let start = std::sync::Arc::new(tokio::sync::Barrier::new(20));
+        let mut racers = Vec::new();
+        for n in 0..20 {
+            let store = if n % 2 == 0 { a.clone() } else { b.clone() };
+            let start = start.clone();
+            let mut change = second.clone();
+            change.version = 3;
+            change.status_message = Some(format!("change {n}"));
+            racers.push(tokio::spawn(async move {
+                start.wait().await;
+                (store.replace(&change).await, change)
+            }));
+        }
+        let mut winners = Vec::new();
+        for racer in racers {
+            let (outcome, change) = racer.await.unwrap();
+            match outcome {
+                Ok(true) => winners.push(change),
+                Ok(false) => {}
+                Err(e) => panic!("a replace failed: {e}"),
+            }
+        }
+        assert_eq!(winners.len(), 1, "exactly one change wins");
+        assert_eq!(a.load("shared").await, Ok(Some(winners[0].clone())));
+        assert_eq!(b.load("shared").await, Ok(Some(winners[0].clone())));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn with_redis_stopped_calls_fail_quickly_and_recover() {
+    bounded(async {
+        let mut redis = Redis::start();
+        let store = RedisTaskStore::with_timeout(&redis.url(), Duration::from_millis(300))
+            .unwrap()
+            .key_prefix("down:");
+        let kept = record("kept", "ada");
+        store.create(&kept, 10).await.unwrap();
+        assert!(store.load("kept").await.unwrap().is_some());
+
+        // Hung: every call gives up at the timeout.
+        redis.signal("STOP");
+        let asked = Instant::now();
+        let hung = store.load("kept").await;
+        redis.signal("CONT");
+        assert!(
+            matches!(hung, Err(TaskStoreError::Unavailable(_))),
+            "{hung:?}"
+        );
+        assert!(
+            asked.elapsed() < Duration::from_secs(3),
+            "took {:?}",
+            asked.elapsed()
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while store.load("kept").await.is_err() {
+            assert!(Instant::now() < deadline, "the store did not recover");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(store.load("kept").await, Ok(Some(kept.clone())));
+
+        // Gone: every call fails at once.
+        redis.stop();
+        let asked = Instant::now();
+        assert!(matches!(
+            store.load("kept").await,
+            Err(TaskStoreError::Unavailable(_))
+        ));
+        assert!(
+            asked.elapsed() < Duration::from_secs(3),
+            "took {:?}",
+            asked.elapsed()
+        );
+        let asked = Instant::now();
+        assert!(matches!(
+            store.create(&record("new", "ada"), 10).await,
+            Err(TaskStoreError::Unavailable(_))
+        ));
+        assert!(matches!(
+            store.replace(&finished(&kept, TaskStatus::Completed)).await,
+            Err(TaskStoreError::Unavailable(_))
+        ));
+        assert!(
+            asked.elapsed() < Duration::from_secs(6),
+            "took {:?}",
+            asked.elapsed()
+        );
+
+        // Back (empty, without persistence): the store reconnects by itself,
+        // and loads its scripts again.
+        redis.restart();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while store.ping().await.is_err() {
+            assert!(Instant::now() < deadline, "the store did not reconnect");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(store.load("kept").await, Ok(None));
+        store.create(&kept, 10).await.unwrap();
+        assert_eq!(
+            store.replace(&finished(&kept, TaskStatus::Completed)).await,
+            Ok(true)
+        );
+
+        // Never reachable at all: an error too, not a hang.
+        let closed = RedisTaskStore::with_timeout(
+            &format!("redis://127.0.0.1:{}", free_port()),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        let asked = Instant::now();
+        assert!(matches!(
+            closed.load("kept").await,
+            Err(TaskStoreError::Unavailable(_))
+        ));
+        assert!(asked.elapsed() < Duration::from_secs(3));
+        assert!(RedisTaskStore::new("not a url").is_err());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn owners_with_odd_names_are_kept_apart() {
+    bounded(async {
+        let redis = Redis::start();
+        let store = store(&redis, "odd:");
+        let owners = ["", "a:b", "live:x", "a", "61", "Ünï😀", "a b\n*"];
+        // One place each: any two owners sharing a live set would refuse.
+        for (n, owner) in owners.iter().enumerate() {
+            store
+                .create(&record(&format!("t{n}"), owner), 1)
+                .await
+                .unwrap_or_else(|e| panic!("owner {owner:?}: {e}"));
+        }
+        for (n, owner) in owners.iter().enumerate() {
+            assert!(
+                matches!(
+                    store.create(&record(&format!("u{n}"), owner), 1).await,
+                    Err(TaskStoreError::Full(_))
+                ),
+                "owner {owner:?} holds one"
+            );
+            let loaded = store.load(&format!("t{n}")).await.unwrap().unwrap();
+            assert_eq!(loaded.owner, *owner);
+        }
+        // Finishing one owner's task frees that owner only.
+        let t2 = store.load("t2").await.unwrap().unwrap();
+        assert_eq!(
+            store.replace(&finished(&t2, TaskStatus::Failed)).await,
+            Ok(true)
+        );
+        store.create(&record("u2", "live:x"), 1).await.unwrap();
+        assert!(matches!(
+            store.create(&record("v1", "a:b"), 1).await,
+            Err(TaskStoreError::Full(_))
+        ));
+        // The owners' names never appear in a key.
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg("odd:live:*")
+            .query(&mut redis.raw())
+            .unwrap();
+        assert!(keys.contains(&"odd:live:".to_owned()), "{keys:?}");
+        assert!(keys.contains(&"odd:live:613a62".to_owned()), "{keys:?}");
+        assert!(
+            keys.iter().all(|k| k["odd:live:".len()..]
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit())),
+            "{keys:?}"
+        );
+    })
+    .await;
+}
