@@ -7,11 +7,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::future::Future;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_runtime::schema::{JsonObject, TaskStatus};
@@ -24,158 +19,30 @@ use serde_json::json;
 /// Bound on one whole test.
 const TEST_TIMEOUT: Duration = Duration::from_secs(60);
 
-// --- redis-server --------------------------------------------------------------------
+#[path = "../../tests/fleet/redis_server.rs"]
+mod redis_server;
 
-/// The redis-server binary: `tests/fleet/ensure-redis.sh` prints its path,
-/// installing it first when absent.
-fn redis_server_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("tests/fleet/ensure-redis.sh");
-        let mut child = Command::new("bash")
-            .arg(&script)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        // Installing the package may take a while; never forever.
-        let deadline = Instant::now() + Duration::from_secs(600);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{} did not finish in time", script.display());
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        };
-        assert!(status.success(), "{} failed: {status}", script.display());
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        let path = PathBuf::from(out.trim());
-        assert!(path.is_file(), "no redis-server at {path:?}");
-        path
-    })
+use redis_server::{Redis, free_port};
+
+/// A plain connection to `redis`, for looking at the keys directly.
+fn raw(redis: &Redis) -> redis::Connection {
+    let client = redis::Client::open(redis.url()).unwrap();
+    let connection = client
+        .get_connection_with_timeout(Duration::from_secs(5))
+        .unwrap();
+    connection
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    connection
 }
 
-/// A free port on 127.0.0.1 (free when asked; a clash shows up as a
-/// redis-server that never answers).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A redis-server of our own on 127.0.0.1, without persistence; killed on
-/// drop.
-struct Redis {
-    child: Option<Child>,
-    port: u16,
-}
-
-impl Redis {
-    fn start() -> Self {
-        let mut redis = Self {
-            child: None,
-            port: free_port(),
-        };
-        redis.restart();
-        redis
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-
-    /// Starts (again) on the same port and waits until it answers PING.
-    fn restart(&mut self) {
-        let child = Command::new(redis_server_bin())
-            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !self.answers_ping() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server on port {} did not answer PING",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn answers_ping(&self) -> bool {
-        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
-            return false;
-        };
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-        let mut reply = [0u8; 7];
-        stream.write_all(b"PING\r\n").is_ok()
-            && stream.read_exact(&mut reply).is_ok()
-            && &reply == b"+PONG\r\n"
-    }
-
-    /// Sends `signal` (`STOP` or `CONT`) to the server: a stopped one
-    /// accepts connections but never answers.
-    fn signal(&self, signal: &str) {
-        let pid = self.child.as_ref().unwrap().id();
-        let status = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(pid.to_string())
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    /// A plain connection, for looking at the keys directly.
-    fn raw(&self) -> redis::Connection {
-        let client = redis::Client::open(self.url()).unwrap();
-        let connection = client
-            .get_connection_with_timeout(Duration::from_secs(5))
-            .unwrap();
-        connection
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
-        connection
-    }
-
-    fn exists(&self, key: &str) -> bool {
-        let found: i64 = redis::cmd("EXISTS")
-            .arg(key)
-            .query(&mut self.raw())
-            .unwrap();
-        found == 1
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
+/// Whether `key` exists in `redis`.
+fn exists(redis: &Redis, key: &str) -> bool {
+    let found: i64 = redis::cmd("EXISTS")
+        .arg(key)
+        .query(&mut raw(redis))
+        .unwrap();
+    found == 1
 }
 
 // --- Helpers ---------------------------------------------------------------------------
@@ -271,16 +138,16 @@ async fn a_created_record_loads_back_exactly() {
         // The hash holds the version and the JSON, and Redis forgets it at
         // the record's expiry.
         let key = format!("{DEFAULT_TASK_KEY_PREFIX}task:3f2a");
-        let mut raw = redis.raw();
+        let mut connection = raw(&redis);
         let version: String = redis::cmd("HGET")
             .arg(&key)
             .arg("v")
-            .query(&mut raw)
+            .query(&mut connection)
             .unwrap();
         assert_eq!(version, "7");
         let expire_at: i64 = redis::cmd("PEXPIRETIME")
             .arg(&key)
-            .query(&mut raw)
+            .query(&mut connection)
             .unwrap();
         assert_eq!(u64::try_from(expire_at).unwrap(), created.expires_ms());
 
@@ -299,7 +166,7 @@ async fn a_created_record_loads_back_exactly() {
             .arg("1")
             .arg("d")
             .arg("{not json")
-            .query(&mut raw)
+            .query(&mut connection)
             .unwrap();
         assert!(
             matches!(store.load("bad").await, Err(TaskStoreError::Unavailable(why)) if why.contains("does not parse")),
@@ -339,7 +206,7 @@ async fn replace_is_compare_and_swap() {
         missing.version = 2;
         assert_eq!(store.replace(&missing).await, Ok(false));
         assert_eq!(store.load("missing").await, Ok(None));
-        assert!(!redis.exists("cas:task:missing"));
+        assert!(!exists(&redis, "cas:task:missing"));
         let mut zero = next.clone();
         zero.version = 0;
         assert_eq!(store.replace(&zero).await, Ok(false));
@@ -418,7 +285,7 @@ async fn an_expired_record_is_gone_and_frees_its_place() {
             Err(TaskStoreError::Full(_))
         ));
         let live_key = format!("ttl:live:{}", "657665"); // "eve" in hex
-        assert!(redis.exists(&live_key));
+        assert!(exists(&redis, &live_key));
 
         let deadline = created + Duration::from_secs(3);
         while store.load("short").await.unwrap().is_some() {
@@ -431,7 +298,7 @@ async fn an_expired_record_is_gone_and_frees_its_place() {
             "gone after {gone_after:?}"
         );
         // Redis itself forgot the record, and eve's live set with it.
-        while redis.exists("ttl:task:short") || redis.exists(&live_key) {
+        while exists(&redis, "ttl:task:short") || exists(&redis, &live_key) {
             assert!(Instant::now() < deadline, "Redis kept the expired keys");
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
@@ -456,7 +323,7 @@ async fn an_expired_entry_in_a_live_set_never_blocks() {
         let live_key = format!("sweep:live:{}", "657665");
         let expire_at: i64 = redis::cmd("PEXPIRETIME")
             .arg(&live_key)
-            .query(&mut redis.raw())
+            .query(&mut raw(&redis))
             .unwrap();
         assert_eq!(u64::try_from(expire_at).unwrap(), long.expires_ms());
         assert!(matches!(
@@ -661,7 +528,7 @@ async fn owners_with_odd_names_are_kept_apart() {
         // The owners' names never appear in a key.
         let keys: Vec<String> = redis::cmd("KEYS")
             .arg("odd:live:*")
-            .query(&mut redis.raw())
+            .query(&mut raw(&redis))
             .unwrap();
         assert!(keys.contains(&"odd:live:".to_owned()), "{keys:?}");
         assert!(keys.contains(&"odd:live:613a62".to_owned()), "{keys:?}");

@@ -27,6 +27,7 @@ pub mod interop;
 pub mod legacy_clients;
 pub mod peer;
 pub mod process;
+#[path = "../../../tests/fleet/redis_server.rs"]
 pub mod redis;
 
 /// The only protocol version these tests speak.

@@ -22,6 +22,8 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{KeyError, StateError};
 pub use keys::{MIN_SECRET_BYTES, SigningKey};
 #[cfg(feature = "redis")]
+pub(crate) use redis::lazy_connection;
+#[cfg(feature = "redis")]
 pub use redis::{DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayGuard};
 pub use replay::{InMemoryReplayGuard, ReplayError, ReplayGuard, default_replay_capacity};
 pub use signer::{DEFAULT_TTL_SECONDS, MAX_STATE_BYTES, RequestStateSigner, VerifiedState};

@@ -45,11 +45,32 @@ pub struct RedisReplayGuard {
     clock: Arc<dyn Clock>,
 }
 
+/// A connection to the Redis at `url` that connects on first use and
+/// reconnects by itself, each attempt and each command bounded by
+/// `timeout`. Fails only for a malformed URL, or outside a Tokio runtime
+/// (the connection's background task needs one). Every Redis-backed part
+/// (`RedisReplayGuard`, `RedisTaskStore`) connects through it.
+pub(crate) fn lazy_connection(url: &str, timeout: Duration) -> Result<ConnectionManager, String> {
+    let client = redis::Client::open(url).map_err(|e| format!("bad Redis URL {url:?}: {e}"))?;
+    if tokio::runtime::Handle::try_current().is_err() {
+        // The connection manager spawns a task, which would panic.
+        return Err("a Redis connection must be made inside a Tokio runtime".to_owned());
+    }
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(timeout))
+        .set_response_timeout(Some(timeout))
+        .set_number_of_retries(1)
+        .set_max_delay(timeout);
+    ConnectionManager::new_lazy_with_config(client, config)
+        .map_err(|e| format!("cannot set up the Redis connection: {e}"))
+}
+
 impl RedisReplayGuard {
     /// A guard on the Redis at `url` (`redis://host:port/db`), with
     /// [`DEFAULT_REDIS_TIMEOUT`]. It connects lazily, on the first claim,
     /// and reconnects by itself, so a server can start while Redis is down.
-    /// Only a malformed URL is an error here.
+    /// Only a malformed URL, or a call outside a Tokio runtime, is an error
+    /// here.
     pub fn new(url: &str) -> Result<Self, ReplayError> {
         Self::with_timeout(url, DEFAULT_REDIS_TIMEOUT)
     }
@@ -57,16 +78,7 @@ impl RedisReplayGuard {
     /// Like [`new`](Self::new), with `timeout` bounding each connection
     /// attempt and each command.
     pub fn with_timeout(url: &str, timeout: Duration) -> Result<Self, ReplayError> {
-        let client = redis::Client::open(url)
-            .map_err(|e| ReplayError::Unavailable(format!("bad Redis URL {url:?}: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(timeout);
-        let connection = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| {
-            ReplayError::Unavailable(format!("cannot set up the Redis connection: {e}"))
-        })?;
+        let connection = lazy_connection(url, timeout).map_err(ReplayError::Unavailable)?;
         Ok(Self {
             connection,
             prefix: DEFAULT_KEY_PREFIX.to_owned(),

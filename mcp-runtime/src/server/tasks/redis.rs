@@ -5,13 +5,13 @@ use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::ConnectionManager;
 use redis::{ErrorKind, RedisError, ServerErrorKind};
 
 use super::record::{TaskRecord, now_ms};
 use super::store::{TaskStore, TaskStoreError};
 use crate::BoxFuture;
-use crate::state::DEFAULT_REDIS_TIMEOUT;
+use crate::state::{DEFAULT_REDIS_TIMEOUT, lazy_connection};
 
 /// The default prefix of the keys a [`RedisTaskStore`] writes.
 pub const DEFAULT_TASK_KEY_PREFIX: &str = "mcp:tasks:";
@@ -186,22 +186,7 @@ impl RedisTaskStore {
     /// Like [`new`](Self::new), with `timeout` bounding each connection
     /// attempt and each command.
     pub fn with_timeout(url: &str, timeout: Duration) -> Result<Self, TaskStoreError> {
-        let client = redis::Client::open(url)
-            .map_err(|e| TaskStoreError::Unavailable(format!("bad Redis URL {url:?}: {e}")))?;
-        if tokio::runtime::Handle::try_current().is_err() {
-            // The connection manager spawns a task, which would panic.
-            return Err(TaskStoreError::Unavailable(
-                "a Redis task store must be made inside a Tokio runtime".to_owned(),
-            ));
-        }
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(timeout);
-        let connection = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| {
-            TaskStoreError::Unavailable(format!("cannot set up the Redis connection: {e}"))
-        })?;
+        let connection = lazy_connection(url, timeout).map_err(TaskStoreError::Unavailable)?;
         Ok(Self {
             connection,
             prefix: DEFAULT_TASK_KEY_PREFIX.to_owned(),

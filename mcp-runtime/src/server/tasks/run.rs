@@ -220,12 +220,7 @@ async fn renew(engine: &TaskEngine, id: &str, round: u32) -> bool {
     let until_ms = now_ms().saturating_add(engine.lease_ms());
     let mut ours = false;
     let changed = change(engine.settings.store.as_ref(), id, |record| {
-        ours = record.status == TaskStatus::Working
-            && record.round == round
-            && record
-                .lease
-                .as_ref()
-                .is_some_and(|l| l.holder == engine.instance);
+        ours = runs_here(record, round, &engine.instance);
         if ours {
             record.lease = Some(Lease {
                 holder: engine.instance.clone(),
@@ -256,12 +251,7 @@ pub(crate) async fn record_outcome(
     outcome: RoundResult,
 ) {
     let written = change(engine.settings.store.as_ref(), id, |record| {
-        let ours = record.status == TaskStatus::Working
-            && record.round == round
-            && record
-                .lease
-                .as_ref()
-                .is_some_and(|l| l.holder == engine.instance);
+        let ours = runs_here(record, round, &engine.instance);
         if ours {
             apply(record, outcome.clone(), now_ms());
         } else {
@@ -273,6 +263,14 @@ pub(crate) async fn record_outcome(
     if let Err(error) = written {
         tracing::error!(task = %Wire(id), %error, "could not record a task's outcome");
     }
+}
+
+/// Whether round `round` of the task is still the one `instance` runs:
+/// the task is working on that round under this instance's lease.
+fn runs_here(record: &TaskRecord, round: u32, instance: &str) -> bool {
+    record.status == TaskStatus::Working
+        && record.round == round
+        && record.lease.as_ref().is_some_and(|l| l.holder == instance)
 }
 
 fn outcome_dropped(id: &str, record: &TaskRecord) {
