@@ -297,3 +297,56 @@ fn exits_zero_on_immediate_eof() {
         server.logs()
     );
 }
+
+#[test]
+fn a_tool_runs_as_a_task_over_stdio() {
+    let mut server = StdioServer::spawn();
+    let mut meta = valid_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let created = server.roundtrip(&request_with_meta(
+        json!(1),
+        "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"filename": "stdio.txt"}}),
+        meta.clone(),
+    ));
+    assert_eq!(created["result"]["resultType"], "task", "{created:#}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let get = |server: &mut StdioServer, n: i64| {
+        server.roundtrip(&request_with_meta(
+            json!(n),
+            "tasks/get",
+            json!({"taskId": id}),
+            meta.clone(),
+        ))["result"]
+            .clone()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut n = 2;
+    while get(&mut server, n)["status"] != "input_required" {
+        assert!(std::time::Instant::now() < deadline, "never asked");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        n += 1;
+    }
+    let ack = server.roundtrip(&request_with_meta(
+        json!("update"),
+        "tasks/update",
+        json!({"taskId": id, "inputResponses":
+            {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
+        meta.clone(),
+    ));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack:#}");
+    loop {
+        n += 1;
+        let task = get(&mut server, n);
+        if task["status"] == "completed" {
+            assert_eq!(task["result"]["content"][0]["text"], "deleted 'stdio.txt'");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never completed: {task:#}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
