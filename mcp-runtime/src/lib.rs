@@ -30,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod auth;
 pub mod client;
 pub mod form;
 pub mod schema;

@@ -12,6 +12,8 @@ pub struct Caller {
     pub subject: String,
     /// The OAuth client the token was issued to, when known.
     pub client_id: Option<String>,
+    /// The scopes the caller's token grants (empty without one).
+    pub scopes: Vec<String>,
 }
 
 impl Caller {
@@ -20,6 +22,7 @@ impl Caller {
         Self {
             subject: subject.into(),
             client_id: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -27,6 +30,17 @@ impl Caller {
     pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
         self.client_id = Some(client_id.into());
         self
+    }
+
+    /// Sets the granted scopes.
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether the caller's token grants `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
     }
 }
 

@@ -12,6 +12,16 @@ pub(crate) struct Running {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
+impl Running {
+    /// A server already serving at `url` until `stop` is sent.
+    pub(crate) fn new(url: String, stop: tokio::sync::oneshot::Sender<()>) -> Self {
+        Self {
+            url,
+            stop: Some(stop),
+        }
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {

@@ -53,6 +53,7 @@ pub use limits::{
 };
 
 use crate::BoxFuture;
+use crate::auth::{Challenge, METADATA_PATH, ProtectedResource, TokenError, TokenVerifier};
 use crate::logged::Wire;
 use crate::schema::{CancelledNotificationParams, McpError, notification_methods};
 use crate::server::{
@@ -65,8 +66,8 @@ use request::{
     BodyError, accepted, bearer_token, discard, is_json_content, mcp_headers, read_body,
 };
 use respond::{
-    MCP_SESSION_ID, NOTE_BUFFER, closing, guarded, json_response, plain_error, respond,
-    sse_response, unauthorized,
+    MCP_SESSION_ID, NOTE_BUFFER, challenged, closing, guarded, json_body, json_response,
+    plain_error, respond, sse_response, unauthorized,
 };
 use sessions::Sessions;
 
@@ -97,6 +98,13 @@ pub struct HttpTransport {
     sessions: SessionLimits,
     host_policy: Option<HostPolicy>,
     authenticator: Option<Arc<dyn Authenticator>>,
+    protection: Option<Arc<Protection>>,
+}
+
+/// A protected resource and the verifier of its tokens.
+struct Protection {
+    resource: ProtectedResource,
+    verifier: Box<dyn TokenVerifier>,
 }
 
 impl HttpTransport {
@@ -110,6 +118,7 @@ impl HttpTransport {
             sessions: SessionLimits::default(),
             host_policy: None,
             authenticator: None,
+            protection: None,
         }
     }
 
@@ -213,6 +222,29 @@ impl HttpTransport {
         self
     }
 
+    /// Protects the endpoint as an OAuth 2.1 resource server (replacing
+    /// [`Self::authenticate`]): every request needs a bearer token that
+    /// `verifier` accepts for `resource`.
+    ///
+    /// - No token: 401, `WWW-Authenticate: Bearer scope="...",
+    ///   resource_metadata="..."` (the required scopes, the metadata URL).
+    /// - A token `verifier` refuses: 401 with `error="invalid_token"`; the
+    ///   reason goes to the log, never the token.
+    /// - A token without every required scope: 403 with
+    ///   `error="insufficient_scope"` naming all of them.
+    /// - A verifier that cannot decide: 503.
+    ///
+    /// The metadata document (RFC 9728) is served, without a token, at the
+    /// resource's well-known path and at the root well-known path. The
+    /// token's subject, client and scopes become the request's caller.
+    pub fn protect(mut self, resource: ProtectedResource, verifier: impl TokenVerifier) -> Self {
+        self.protection = Some(Arc::new(Protection {
+            resource,
+            verifier: Box::new(verifier),
+        }));
+        self
+    }
+
     /// The axum router, for embedding in a larger application. Without a
     /// host policy, the loopback policy applies. The body limits hold; the
     /// connection limits ([`Self::header_timeout`],
@@ -238,15 +270,21 @@ impl HttpTransport {
             body: self.body,
             host_policy,
             authenticator: self.authenticator,
+            protection: self.protection.clone(),
             sessions: Arc::clone(&sessions),
         });
-        let router = Router::new()
-            .route(
-                &self.path,
-                axum::routing::post(post).get(get).delete(delete),
-            )
-            .with_state(state);
-        (router, sessions)
+        let mut router = Router::new().route(
+            &self.path,
+            axum::routing::post(post).get(get).delete(delete),
+        );
+        if let Some(protection) = &self.protection {
+            let own = protection.resource.metadata_path();
+            router = router.route(&own, axum::routing::get(metadata));
+            if own != METADATA_PATH {
+                router = router.route(METADATA_PATH, axum::routing::get(metadata));
+            }
+        }
+        (router.with_state(state), sessions)
     }
 
     /// Serves one connection that is already open, `io`, with this
@@ -390,6 +428,7 @@ struct Endpoint {
     body: BodyLimits,
     host_policy: HostPolicy,
     authenticator: Option<Arc<dyn Authenticator>>,
+    protection: Option<Arc<Protection>>,
     sessions: Arc<Sessions>,
 }
 
@@ -416,6 +455,9 @@ async fn admit(
             ));
         }
     }
+    if let Some(protection) = &endpoint.protection {
+        return protected(protection, headers).await.map(Some);
+    }
     match &endpoint.authenticator {
         None => Ok(None),
         Some(authenticator) => match bearer_token(headers) {
@@ -425,6 +467,66 @@ async fn admit(
             },
             None => Err(unauthorized()),
         },
+    }
+}
+
+/// The caller of a request to a protected endpoint, or its refusal with
+/// the challenge that says why.
+async fn protected(
+    protection: &Protection,
+    headers: &HeaderMap,
+) -> Result<Arc<Caller>, HttpResponse> {
+    let resource = &protection.resource;
+    let Some(token) = bearer_token(headers) else {
+        return Err(challenged(
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: a bearer token is required",
+            &resource.challenge(Challenge::NoToken),
+        ));
+    };
+    let token = match protection.verifier.verify(token).await {
+        Ok(token) => token,
+        Err(TokenError::Invalid(reason)) => {
+            tracing::info!(reason = %Wire(&reason), "refused a bearer token");
+            return Err(challenged(
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: the bearer token is invalid or expired",
+                &resource.challenge(Challenge::InvalidToken),
+            ));
+        }
+        Err(TokenError::Unavailable(reason)) => {
+            tracing::warn!(reason = %Wire(&reason), "could not verify a bearer token");
+            return Err(plain_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service unavailable: the token cannot be verified now; retry later",
+            ));
+        }
+    };
+    let required = resource.required();
+    if required.iter().any(|scope| !token.scopes.contains(scope)) {
+        return Err(challenged(
+            StatusCode::FORBIDDEN,
+            "Forbidden: the bearer token lacks a required scope",
+            &resource.challenge(Challenge::InsufficientScope(required)),
+        ));
+    }
+    let mut caller = Caller::new(token.subject).with_scopes(token.scopes);
+    caller.client_id = token.client_id;
+    Ok(Arc::new(caller))
+}
+
+/// `GET` of the protected-resource metadata document (RFC 9728), after the
+/// `Host`/`Origin` guard; no token is needed.
+async fn metadata(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpResponse {
+    if guard::check(&endpoint.host_policy, &headers).is_err() {
+        return plain_error(
+            StatusCode::FORBIDDEN,
+            "Forbidden: the Host or Origin is not allowed",
+        );
+    }
+    match &endpoint.protection {
+        Some(protection) => json_body(StatusCode::OK, protection.resource.metadata().to_string()),
+        None => plain_error(StatusCode::NOT_FOUND, "Not found"),
     }
 }
 

@@ -195,7 +195,7 @@ pub(super) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-sessi
 /// A `status` response carrying `json` as `application/json`. Built
 /// directly: a `String` body set through `IntoResponse` would first get a
 /// `text/plain` type, then have it replaced.
-fn json_body(status: StatusCode, json: String) -> HttpResponse {
+pub(super) fn json_body(status: StatusCode, json: String) -> HttpResponse {
     let mut response = HttpResponse::new(Body::from(json));
     *response.status_mut() = status;
     response
@@ -244,6 +244,27 @@ pub(super) fn unauthorized() -> HttpResponse {
     response
         .headers_mut()
         .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+/// A refusal of the bearer token, with its challenge: 401 (missing or
+/// invalid token) or 403 (insufficient scope).
+pub(super) fn challenged(
+    status: StatusCode,
+    message: &'static str,
+    challenge: &str,
+) -> HttpResponse {
+    let mut response = plain_error(status, message);
+    match HeaderValue::from_str(challenge) {
+        Ok(value) => {
+            response.headers_mut().insert(WWW_AUTHENTICATE, value);
+        }
+        Err(_) => {
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+    }
     response
 }
 
