@@ -12,8 +12,13 @@
 //! verifier that cannot decide 503. The token's subject and client become
 //! the request's caller, which every `requestState` is bound to.
 
+mod jwt;
 mod resource;
 mod token;
 
+pub use jsonwebtoken::Algorithm;
+pub use jwt::{
+    DEFAULT_FETCH_TIMEOUT, DEFAULT_KEYS_MAX_AGE, DEFAULT_LEEWAY, JwtVerifier, MIN_REFETCH_INTERVAL,
+};
 pub use resource::{AuthConfigError, Challenge, METADATA_PATH, ProtectedResource};
 pub use token::{AccessToken, TokenError, TokenVerifier};

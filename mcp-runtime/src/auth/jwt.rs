@@ -1,0 +1,372 @@
+//! JWT access tokens checked against the authorization server's published
+//! keys (JWKS), with `jsonwebtoken` doing the JOSE.
+
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
+use serde::Deserialize;
+use tokio::sync::Mutex;
+
+use super::{AccessToken, ProtectedResource, TokenError, TokenVerifier};
+use crate::BoxFuture;
+
+/// The default clock leeway for `exp` and `nbf`.
+pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+/// How long fetched keys are used before they are fetched again.
+pub const DEFAULT_KEYS_MAX_AGE: Duration = Duration::from_secs(600);
+/// The default least time between two fetches of the keys: tokens naming
+/// an unknown key fetch them again at most this often.
+pub const MIN_REFETCH_INTERVAL: Duration = Duration::from_secs(10);
+/// The default bound on one fetch of the authorization server's metadata
+/// or keys.
+pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
+/// The largest key set accepted, in bytes.
+const MAX_JWKS_BYTES: usize = 256 * 1024;
+
+/// Verifies JWT access tokens (RFC 9068) issued by one authorization
+/// server for one protected resource: the signature with the server's
+/// published key (fetched from its `jwks_uri`, cached, fetched again when a
+/// token names a key not yet known), and by default the issuer, the
+/// audience (the resource's canonical URI), `exp` and `nbf` with a small
+/// leeway. Only asymmetric algorithms are accepted (RS256, RS384, RS512,
+/// PS256, PS384, PS512, ES256, ES384, EdDSA by default), so neither
+/// `alg: none` nor an HMAC token keyed with a public key gets through.
+///
+/// ```no_run
+/// use mcp_runtime::auth::{JwtVerifier, ProtectedResource};
+///
+/// # async fn protect() -> Result<(), Box<dyn std::error::Error>> {
+/// let resource = ProtectedResource::new("https://mcp.example.com/mcp", "https://auth.example.com")?;
+/// // The keys' URL from the authorization server's metadata.
+/// let verifier = JwtVerifier::discover(&resource).await?;
+/// # let _ = verifier; Ok(()) }
+/// ```
+pub struct JwtVerifier {
+    issuer: String,
+    audience: Option<String>,
+    jwks_uri: String,
+    algorithms: Vec<Algorithm>,
+    leeway: Duration,
+    keys_max_age: Duration,
+    refetch_interval: Duration,
+    http: reqwest::Client,
+    keys: Mutex<Keys>,
+}
+
+/// The keys as last fetched.
+struct Keys {
+    set: JwkSet,
+    fetched: Option<Instant>,
+}
+
+impl std::fmt::Debug for JwtVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtVerifier")
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .field("jwks_uri", &self.jwks_uri)
+            .field("algorithms", &self.algorithms)
+            .field("leeway", &self.leeway)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The claims read from an access token.
+#[derive(Deserialize)]
+struct Claims {
+    sub: String,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    azp: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+    #[serde(default)]
+    scp: Option<Vec<String>>,
+    #[serde(default)]
+    exp: Option<u64>,
+}
+
+/// The part of an authorization server's metadata the verifier needs.
+#[derive(Deserialize)]
+struct ServerMetadata {
+    issuer: String,
+    jwks_uri: Option<String>,
+}
+
+impl JwtVerifier {
+    /// A verifier of tokens for `resource` from its first authorization
+    /// server, whose keys are at `jwks_uri`.
+    pub fn new(resource: &ProtectedResource, jwks_uri: impl Into<String>) -> Self {
+        Self {
+            issuer: resource
+                .authorization_servers()
+                .first()
+                .cloned()
+                .unwrap_or_default(),
+            audience: Some(resource.resource().to_owned()),
+            jwks_uri: jwks_uri.into(),
+            algorithms: vec![
+                Algorithm::RS256,
+                Algorithm::RS384,
+                Algorithm::RS512,
+                Algorithm::PS256,
+                Algorithm::PS384,
+                Algorithm::PS512,
+                Algorithm::ES256,
+                Algorithm::ES384,
+                Algorithm::EdDSA,
+            ],
+            leeway: DEFAULT_LEEWAY,
+            keys_max_age: DEFAULT_KEYS_MAX_AGE,
+            refetch_interval: MIN_REFETCH_INTERVAL,
+            http: reqwest::Client::builder()
+                .timeout(DEFAULT_FETCH_TIMEOUT)
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap_or_default(),
+            keys: Mutex::new(Keys {
+                set: JwkSet { keys: Vec::new() },
+                fetched: None,
+            }),
+        }
+    }
+
+    /// A verifier for `resource` whose keys' URL is read from its first
+    /// authorization server's metadata (RFC 8414
+    /// `/.well-known/oauth-authorization-server`, then OpenID Connect
+    /// discovery). The metadata's `issuer` must be the configured one.
+    pub async fn discover(resource: &ProtectedResource) -> Result<Self, TokenError> {
+        let mut verifier = Self::new(resource, String::new());
+        let issuer = verifier.issuer.clone();
+        let mut last = String::new();
+        for url in metadata_urls(&issuer) {
+            match verifier.fetch_json::<ServerMetadata>(&url).await {
+                Ok(metadata) if metadata.issuer == issuer => {
+                    let Some(jwks_uri) = metadata.jwks_uri else {
+                        return Err(TokenError::Unavailable(format!(
+                            "the metadata at {url} has no jwks_uri"
+                        )));
+                    };
+                    verifier.jwks_uri = jwks_uri;
+                    return Ok(verifier);
+                }
+                Ok(metadata) => {
+                    return Err(TokenError::Unavailable(format!(
+                        "the metadata at {url} names the issuer {:?}, not {issuer:?}",
+                        metadata.issuer
+                    )));
+                }
+                Err(error) => last = error,
+            }
+        }
+        Err(TokenError::Unavailable(format!(
+            "no authorization server metadata for {issuer:?}: {last}"
+        )))
+    }
+
+    /// The algorithms accepted (an allow-list; HMAC ones are refused, as a
+    /// resource server holds no shared secret).
+    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> Self {
+        self.algorithms = algorithms
+            .into_iter()
+            .filter(|a| !matches!(a, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512))
+            .collect();
+        self
+    }
+
+    /// The clock leeway for `exp` and `nbf` ([`DEFAULT_LEEWAY`]).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// How long fetched keys are used before they are fetched again
+    /// ([`DEFAULT_KEYS_MAX_AGE`]).
+    pub fn keys_max_age(mut self, max_age: Duration) -> Self {
+        self.keys_max_age = max_age;
+        self
+    }
+
+    /// The least time between two fetches of the keys
+    /// ([`MIN_REFETCH_INTERVAL`]): a token naming an unknown key fetches
+    /// them again, but a flood of such tokens fetches no more often.
+    pub fn refetch_interval(mut self, interval: Duration) -> Self {
+        self.refetch_interval = interval;
+        self
+    }
+
+    /// **Accepts tokens issued for any audience.** A token the
+    /// authorization server issued for another resource (another MCP
+    /// server, an API) then works here too: whoever holds one can replay it
+    /// against this server. Only for authorization servers that cannot
+    /// audience-restrict tokens, and only when every resource they serve
+    /// trusts every other.
+    pub fn accept_tokens_for_any_audience_insecure(mut self) -> Self {
+        self.audience = None;
+        self
+    }
+
+    async fn fetch_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {
+        let response = self
+            .http
+            .get(url)
+            .header("accept", "application/json")
+            .send()
+            .await
+            .map_err(|e| format!("GET {url}: {e}"))?;
+        if !response.status().is_success() {
+            return Err(format!("GET {url}: HTTP {}", response.status()));
+        }
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| format!("GET {url}: {e}"))?;
+        if body.len() > MAX_JWKS_BYTES {
+            return Err(format!(
+                "GET {url}: {} bytes, more than accepted",
+                body.len()
+            ));
+        }
+        serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not the JSON expected: {e}"))
+    }
+
+    /// The key `kid` (or the only key, when the token names none): from
+    /// the cache, or fetched again when it is unknown (at most once per
+    /// refetch interval) or the cache is old.
+    async fn key(&self, kid: Option<&str>) -> Result<DecodingKey, TokenError> {
+        let mut keys = self.keys.lock().await;
+        let stale = keys
+            .fetched
+            .is_none_or(|at| at.elapsed() >= self.keys_max_age);
+        let unknown = find(&keys.set, kid).is_none();
+        let may_refetch = keys
+            .fetched
+            .is_none_or(|at| at.elapsed() >= self.refetch_interval);
+        if stale || (unknown && may_refetch) {
+            match self.fetch_json::<JwkSet>(&self.jwks_uri).await {
+                Ok(set) => {
+                    keys.set = set;
+                    keys.fetched = Some(Instant::now());
+                }
+                Err(error) if keys.fetched.is_none() => {
+                    return Err(TokenError::Unavailable(error));
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "could not fetch the authorization server's keys again");
+                }
+            }
+        }
+        let jwk = find(&keys.set, kid).ok_or_else(|| {
+            TokenError::Invalid(format!("no published key {kid:?} signs this token"))
+        })?;
+        DecodingKey::from_jwk(jwk)
+            .map_err(|e| TokenError::Invalid(format!("the published key {kid:?} is unusable: {e}")))
+    }
+}
+
+/// The key named `kid`, or the only key when `kid` is `None`.
+fn find<'a>(set: &'a JwkSet, kid: Option<&str>) -> Option<&'a jsonwebtoken::jwk::Jwk> {
+    match kid {
+        Some(kid) => set.find(kid),
+        None if set.keys.len() == 1 => set.keys.first(),
+        None => None,
+    }
+}
+
+/// Where an issuer's metadata may be: RFC 8414 (the well-known prefix
+/// inserted before the issuer's path), then OpenID Connect discovery.
+fn metadata_urls(issuer: &str) -> Vec<String> {
+    let trimmed = issuer.trim_end_matches('/');
+    let (origin, path) = match trimmed.split_once("://") {
+        Some((scheme, rest)) => match rest.find('/') {
+            Some(i) => (format!("{scheme}://{}", &rest[..i]), rest[i..].to_owned()),
+            None => (trimmed.to_owned(), String::new()),
+        },
+        None => (trimmed.to_owned(), String::new()),
+    };
+    vec![
+        format!("{origin}/.well-known/oauth-authorization-server{path}"),
+        format!("{origin}/.well-known/openid-configuration{path}"),
+        format!("{trimmed}/.well-known/openid-configuration"),
+    ]
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AccessToken, TokenError>> {
+        Box::pin(async move {
+            let header =
+                decode_header(token).map_err(|e| TokenError::Invalid(format!("not a JWT: {e}")))?;
+            if !self.algorithms.contains(&header.alg) {
+                return Err(TokenError::Invalid(format!(
+                    "the algorithm {:?} is not accepted",
+                    header.alg
+                )));
+            }
+            let key = self.key(header.kid.as_deref()).await?;
+            let mut validation = Validation::new(header.alg);
+            validation.algorithms = vec![header.alg];
+            validation.set_issuer(&[self.issuer.as_str()]);
+            match &self.audience {
+                Some(audience) => validation.set_audience(&[audience.as_str()]),
+                None => validation.validate_aud = false,
+            }
+            let mut required = vec!["exp", "iss", "sub"];
+            if self.audience.is_some() {
+                required.push("aud");
+            }
+            validation.set_required_spec_claims(&required);
+            validation.leeway = self.leeway.as_secs();
+            validation.validate_nbf = true;
+            let claims = decode::<Claims>(token, &key, &validation)
+                .map_err(|e| TokenError::Invalid(format!("refused: {e}")))?
+                .claims;
+            let scopes = match (claims.scope, claims.scp) {
+                (Some(scope), _) => AccessToken::parse_scopes(&scope),
+                (None, Some(scp)) => scp,
+                (None, None) => Vec::new(),
+            };
+            Ok(AccessToken {
+                subject: claims.sub,
+                client_id: claims.client_id.or(claims.azp),
+                scopes,
+                expires_at: claims.exp,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_is_looked_for_where_rfc_8414_and_oidc_put_it() {
+        assert_eq!(
+            metadata_urls("https://auth.example.com/"),
+            [
+                "https://auth.example.com/.well-known/oauth-authorization-server",
+                "https://auth.example.com/.well-known/openid-configuration",
+                "https://auth.example.com/.well-known/openid-configuration",
+            ]
+        );
+        assert_eq!(
+            metadata_urls("https://auth.example.com/tenant1"),
+            [
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                "https://auth.example.com/tenant1/.well-known/openid-configuration",
+            ]
+        );
+    }
+
+    #[test]
+    fn hmac_algorithms_cannot_be_allowed() {
+        let resource = ProtectedResource::new("https://m.example.com/mcp", "https://a.example.com")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let verifier = JwtVerifier::new(&resource, "https://a.example.com/jwks")
+            .algorithms([Algorithm::HS256, Algorithm::ES256]);
+        assert_eq!(verifier.algorithms, [Algorithm::ES256]);
+    }
+}
