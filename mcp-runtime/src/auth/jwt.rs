@@ -21,8 +21,8 @@ pub const MIN_REFETCH_INTERVAL: Duration = Duration::from_secs(10);
 /// The default bound on one fetch of the authorization server's metadata
 /// or keys.
 pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
-/// The largest key set accepted, in bytes.
-const MAX_JWKS_BYTES: usize = 256 * 1024;
+/// The largest key set (or introspection answer) accepted, in bytes.
+pub(super) const MAX_JWKS_BYTES: usize = 256 * 1024;
 
 /// Verifies JWT access tokens (RFC 9068) issued by one authorization
 /// server for one protected resource: the signature with the server's

@@ -12,10 +12,12 @@
 //! verifier that cannot decide 503. The token's subject and client become
 //! the request's caller, which every `requestState` is bound to.
 
+mod introspection;
 mod jwt;
 mod resource;
 mod token;
 
+pub use introspection::IntrospectionVerifier;
 pub use jsonwebtoken::Algorithm;
 pub use jwt::{
     DEFAULT_FETCH_TIMEOUT, DEFAULT_KEYS_MAX_AGE, DEFAULT_LEEWAY, JwtVerifier, MIN_REFETCH_INTERVAL,
