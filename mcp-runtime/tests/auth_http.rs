@@ -10,8 +10,9 @@ mod support;
 
 use std::net::TcpListener;
 
-use mcp_runtime::auth::{AccessToken, ProtectedResource, TokenError};
+use mcp_runtime::auth::{ProtectedResource, TokenError};
 use mcp_runtime::prelude::*;
+use mcp_runtime::server::Caller;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
@@ -49,13 +50,13 @@ async fn confirm(ctx: Ctx, _step: Resume<u8>) -> Reply<u8> {
 
 /// Tokens of this test: `alice`, `bob`, `narrow` (no scopes), `down` (the
 /// verifier cannot decide); anything else is invalid.
-fn verify(token: &str) -> Result<AccessToken, TokenError> {
+fn verify(token: &str) -> Result<Caller, TokenError> {
     match token {
-        "alice" => Ok(AccessToken::new("alice")
+        "alice" => Ok(Caller::new("alice")
             .with_client_id("app")
             .with_scopes(["mcp:tools", "extra"])),
-        "bob" => Ok(AccessToken::new("bob").with_scopes(["mcp:tools"])),
-        "narrow" => Ok(AccessToken::new("carol")),
+        "bob" => Ok(Caller::new("bob").with_scopes(["mcp:tools"])),
+        "narrow" => Ok(Caller::new("carol")),
         "down" => Err(TokenError::Unavailable(
             "the introspection endpoint is down".into(),
         )),

@@ -143,7 +143,7 @@ async fn verifier_for(server: &AuthServer) -> JwtVerifier {
         .refetch_interval(REFETCH)
 }
 
-fn refused(outcome: Result<mcp_runtime::auth::AccessToken, TokenError>, what: &str) {
+fn refused(outcome: Result<mcp_runtime::server::Caller, TokenError>, what: &str) {
     match outcome {
         Err(TokenError::Invalid(_)) => {}
         other => panic!("{what}: expected a refusal, got {other:?}"),

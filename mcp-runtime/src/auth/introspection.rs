@@ -6,9 +6,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{AccessToken, DEFAULT_FETCH_TIMEOUT, DEFAULT_LEEWAY, ProtectedResource, TokenError};
+use super::{DEFAULT_FETCH_TIMEOUT, DEFAULT_LEEWAY, ProtectedResource, TokenError, parse_scopes};
 use super::{TokenVerifier, jwt::MAX_JWKS_BYTES};
 use crate::BoxFuture;
+use crate::server::Caller;
 
 /// Verifies opaque tokens by introspection (RFC 7662): the authorization
 /// server says whether the token is active, and by default the verifier
@@ -161,7 +162,7 @@ impl IntrospectionVerifier {
 }
 
 impl TokenVerifier for IntrospectionVerifier {
-    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AccessToken, TokenError>> {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, TokenError>> {
         Box::pin(async move {
             let answer = self.introspect(token).await?;
             if !answer.active {
@@ -206,15 +207,14 @@ impl TokenVerifier for IntrospectionVerifier {
                     ));
                 }
             };
-            Ok(AccessToken {
+            Ok(Caller {
                 subject,
                 client_id: answer.client_id,
                 scopes: answer
                     .scope
                     .as_deref()
-                    .map(AccessToken::parse_scopes)
+                    .map(parse_scopes)
                     .unwrap_or_default(),
-                expires_at: answer.exp,
             })
         })
     }

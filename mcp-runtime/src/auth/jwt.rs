@@ -8,8 +8,9 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde::Deserialize;
 use tokio::sync::Mutex;
 
-use super::{AccessToken, ProtectedResource, TokenError, TokenVerifier};
+use super::{ProtectedResource, TokenError, TokenVerifier, parse_scopes};
 use crate::BoxFuture;
+use crate::server::Caller;
 
 /// The default clock leeway for `exp` and `nbf`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
@@ -84,8 +85,6 @@ struct Claims {
     scope: Option<String>,
     #[serde(default)]
     scp: Option<Vec<String>>,
-    #[serde(default)]
-    exp: Option<u64>,
 }
 
 /// The part of an authorization server's metadata the verifier needs.
@@ -294,7 +293,7 @@ fn metadata_urls(issuer: &str) -> Vec<String> {
 }
 
 impl TokenVerifier for JwtVerifier {
-    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AccessToken, TokenError>> {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, TokenError>> {
         Box::pin(async move {
             let header =
                 decode_header(token).map_err(|e| TokenError::Invalid(format!("not a JWT: {e}")))?;
@@ -323,15 +322,14 @@ impl TokenVerifier for JwtVerifier {
                 .map_err(|e| TokenError::Invalid(format!("refused: {e}")))?
                 .claims;
             let scopes = match (claims.scope, claims.scp) {
-                (Some(scope), _) => AccessToken::parse_scopes(&scope),
+                (Some(scope), _) => parse_scopes(&scope),
                 (None, Some(scp)) => scp,
                 (None, None) => Vec::new(),
             };
-            Ok(AccessToken {
+            Ok(Caller {
                 subject: claims.sub,
                 client_id: claims.client_id.or(claims.azp),
                 scopes,
-                expires_at: claims.exp,
             })
         })
     }

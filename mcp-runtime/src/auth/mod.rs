@@ -4,8 +4,9 @@
 //! tokens must name as their audience, and the authorization servers that
 //! issue them); it serves the metadata document clients discover it by
 //! (RFC 9728) and writes the `WWW-Authenticate` challenges that point there
-//! (RFC 6750). A [`TokenVerifier`] turns a bearer token into an
-//! [`AccessToken`] (subject, client, scopes) or refuses it.
+//! (RFC 6750). A [`TokenVerifier`] turns a bearer token into the
+//! [`Caller`](crate::server::Caller) it names (subject, client, scopes) or
+//! refuses it.
 //! `HttpTransport::protect` puts the two in front of every request: no
 //! token is 401 with the challenge, an invalid one 401 `invalid_token`, a
 //! token without the required scopes 403 `insufficient_scope`, and a
@@ -23,4 +24,4 @@ pub use jwt::{
     DEFAULT_FETCH_TIMEOUT, DEFAULT_KEYS_MAX_AGE, DEFAULT_LEEWAY, JwtVerifier, MIN_REFETCH_INTERVAL,
 };
 pub use resource::{AuthConfigError, Challenge, METADATA_PATH, ProtectedResource};
-pub use token::{AccessToken, TokenError, TokenVerifier};
+pub use token::{TokenError, TokenVerifier, parse_scopes};

@@ -1,46 +1,12 @@
-//! What a verified access token says, and the trait that verifies one.
+//! The trait that verifies an access token, and how it fails. A verified
+//! token is a [`Caller`]: its subject, client and scopes.
 
 use crate::BoxFuture;
+use crate::server::Caller;
 
-/// A verified access token: whom it was issued for, to which client, with
-/// which scopes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AccessToken {
-    /// The subject (`sub`): the user, or the client acting for itself.
-    pub subject: String,
-    /// The OAuth client the token was issued to (`client_id`, `azp`).
-    pub client_id: Option<String>,
-    /// The scopes granted (`scope`, space-separated on the wire).
-    pub scopes: Vec<String>,
-    /// When it expires, in seconds since the Unix epoch (`exp`).
-    pub expires_at: Option<u64>,
-}
-
-impl AccessToken {
-    /// A token of `subject` with no client, scopes or expiry.
-    pub fn new(subject: impl Into<String>) -> Self {
-        Self {
-            subject: subject.into(),
-            ..Self::default()
-        }
-    }
-
-    /// The token with its client id.
-    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
-        self.client_id = Some(client_id.into());
-        self
-    }
-
-    /// The token with `scopes`.
-    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The scopes of a space-separated `scope` value.
-    pub fn parse_scopes(scope: &str) -> Vec<String> {
-        scope.split_ascii_whitespace().map(str::to_owned).collect()
-    }
+/// The scopes of a space-separated `scope` value (RFC 6749).
+pub fn parse_scopes(scope: &str) -> Vec<String> {
+    scope.split_ascii_whitespace().map(str::to_owned).collect()
 }
 
 /// Why a token was not accepted.
@@ -66,20 +32,20 @@ impl std::fmt::Display for TokenError {
 
 impl std::error::Error for TokenError {}
 
-/// Verifies a bearer token for one protected resource: its signature or
-/// its introspection, its issuer, its audience (the resource's canonical
-/// URI), its validity period. `HttpTransport::protect` calls it on every
-/// request.
+/// Verifies a bearer token for one protected resource (its signature or
+/// its introspection, its issuer, its audience: the resource's canonical
+/// URI, its validity period) and names the caller it was issued for.
+/// `HttpTransport::protect` calls it on every request.
 pub trait TokenVerifier: Send + Sync + 'static {
     /// Checks `token` (the part after `Bearer `).
-    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AccessToken, TokenError>>;
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, TokenError>>;
 }
 
 impl<F> TokenVerifier for F
 where
-    F: Fn(&str) -> Result<AccessToken, TokenError> + Send + Sync + 'static,
+    F: Fn(&str) -> Result<Caller, TokenError> + Send + Sync + 'static,
 {
-    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AccessToken, TokenError>> {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Caller, TokenError>> {
         let verified = self(token);
         Box::pin(async move { verified })
     }

@@ -484,8 +484,8 @@ async fn protected(
             &resource.challenge(Challenge::NoToken),
         ));
     };
-    let token = match protection.verifier.verify(token).await {
-        Ok(token) => token,
+    let caller = match protection.verifier.verify(token).await {
+        Ok(caller) => caller,
         Err(TokenError::Invalid(reason)) => {
             tracing::info!(reason = %Wire(&reason), "refused a bearer token");
             return Err(challenged(
@@ -503,15 +503,13 @@ async fn protected(
         }
     };
     let required = resource.required();
-    if required.iter().any(|scope| !token.scopes.contains(scope)) {
+    if required.iter().any(|scope| !caller.has_scope(scope)) {
         return Err(challenged(
             StatusCode::FORBIDDEN,
             "Forbidden: the bearer token lacks a required scope",
             &resource.challenge(Challenge::InsufficientScope(required)),
         ));
     }
-    let mut caller = Caller::new(token.subject).with_scopes(token.scopes);
-    caller.client_id = token.client_id;
     Ok(Arc::new(caller))
 }
 
