@@ -82,6 +82,9 @@ pub struct ReceiveContext {
     /// `MCP-Session-Id` on HTTP, the connection's on stdio. `None` for
     /// 2026-07-28 clients, which have no sessions.
     pub session: Option<crate::server::Session>,
+    /// The protected resource the caller's token was checked against
+    /// (`HttpTransport::protect`), for the scope challenges of handlers.
+    pub protected: Option<Arc<crate::auth::ProtectedResource>>,
 }
 
 impl ReceiveContext {
@@ -92,6 +95,7 @@ impl ReceiveContext {
             caller: None,
             headers: None,
             session: None,
+            protected: None,
         }
     }
 

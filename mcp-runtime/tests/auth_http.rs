@@ -32,6 +32,13 @@ async fn whoami(ctx: Ctx) -> String {
     )
 }
 
+/// Deploys: needs `deploy:write` on top of what every request needs.
+#[tool(scopes = ["deploy:write"])]
+async fn deploy(ctx: Ctx) -> String {
+    let caller = ctx.receive().caller.clone().unwrap_or_default();
+    format!("deployed by {}", caller.subject)
+}
+
 /// A confirmation.
 #[derive(ElicitForm)]
 struct Confirm {
@@ -56,6 +63,7 @@ fn verify(token: &str) -> Result<Caller, TokenError> {
             .with_client_id("app")
             .with_scopes(["mcp:tools", "extra"])),
         "bob" => Ok(Caller::new("bob").with_scopes(["mcp:tools"])),
+        "deployer" => Ok(Caller::new("dora").with_scopes(["deploy:write", "mcp:tools"])),
         "narrow" => Ok(Caller::new("carol")),
         "down" => Err(TokenError::Unavailable(
             "the introspection endpoint is down".into(),
@@ -78,6 +86,7 @@ async fn protected() -> (support::http::Running, String) {
     let server = Server::builder("protected", "1")
         .handler::<whoami>()
         .handler::<confirm>()
+        .handler::<deploy>()
         .request_state_signer(RequestStateSigner::new([7u8; 32]).unwrap())
         .build()
         .unwrap();
@@ -216,4 +225,43 @@ async fn the_token_names_the_caller_and_binds_its_states() {
     );
     let (_, _, done) = call(&url, Some("alice"), retry).await;
     assert_eq!(done["result"]["content"][0]["text"], "ok = true");
+}
+
+#[tokio::test]
+async fn a_handler_needing_more_scopes_challenges_with_every_one_of_them() {
+    let (_running, url) = protected().await;
+    let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", origin(&url));
+    let deploy = json!({"name": "deploy", "arguments": {}});
+    let (status, challenge, body) = call(&url, Some("bob"), deploy.clone()).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        challenge.unwrap(),
+        format!(
+            r#"Bearer error="insufficient_scope", scope="mcp:tools deploy:write", resource_metadata="{metadata}""#
+        )
+    );
+    assert_eq!(body["error"]["code"], -32600);
+    assert_eq!(
+        body["error"]["data"]["requiredScopes"],
+        json!(["mcp:tools", "deploy:write"])
+    );
+    let (status, _, body) = call(&url, Some("deployer"), deploy).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["result"]["content"][0]["text"], "deployed by dora");
+}
+
+#[tokio::test]
+async fn without_protection_a_handler_needing_scopes_is_closed() {
+    let server = Server::builder("open", "1")
+        .handler::<deploy>()
+        .build()
+        .unwrap();
+    let running = support::http::serve(server).await;
+    let (status, challenge, body) = call(&running.url, None, json!({"name": "deploy"})).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        challenge.unwrap(),
+        r#"Bearer error="insufficient_scope", scope="deploy:write""#
+    );
+    assert_eq!(body["error"]["code"], -32600);
 }

@@ -52,6 +52,7 @@ pub(crate) struct HandlerAttrs {
     pub(crate) idempotent: Slot<bool>,
     pub(crate) open_world: Slot<bool>,
     pub(crate) task: Slot<TaskMode>,
+    pub(crate) scopes: Slot<Vec<LitStr>>,
     pub(crate) uri: Slot<LitStr>,
     pub(crate) uri_template: Slot<LitStr>,
     pub(crate) mime_type: Slot<LitStr>,
@@ -116,6 +117,11 @@ const KEYS: &[Key<HandlerAttrs, Kind>] = &[
         read: |a, cx, m| flag(&mut a.open_world, cx, m),
     },
     Key {
+        name: "scopes",
+        on: DESCRIBED,
+        read: |a, cx, m| scopes(&mut a.scopes, cx, m),
+    },
+    Key {
         name: "task",
         on: TOOL,
         read: |a, cx, m| task(&mut a.task, cx, m),
@@ -135,6 +141,44 @@ pub(crate) fn parse(cx: &mut Ctxt, kind: Kind, args: proc_macro2::TokenStream) -
         cx.syn_error(error);
     }
     attrs
+}
+
+/// `scopes = ["a", "b"]`: scope names, each non-empty and without spaces.
+fn scopes(
+    slot: &mut Slot<Vec<LitStr>>,
+    cx: &mut Ctxt,
+    meta: &syn::meta::ParseNestedMeta<'_>,
+) -> syn::Result<()> {
+    let expected = "expected `scopes = [\"scope\", ...]`";
+    let array: syn::ExprArray = meta
+        .value()?
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), expected))?;
+    let mut scopes = Vec::new();
+    for element in &array.elems {
+        match element {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => {
+                let scope = lit.value();
+                if scope.is_empty()
+                    || scope
+                        .chars()
+                        .any(|c| c.is_whitespace() || c == '"' || c == '\\')
+                {
+                    cx.error_spanned_by(
+                        lit,
+                        "a scope is one non-empty token, without spaces, quotes or backslashes",
+                    );
+                }
+                scopes.push(lit.clone());
+            }
+            other => cx.error_spanned_by(other, expected),
+        }
+    }
+    slot.set(cx, &meta.path, scopes);
+    Ok(())
 }
 
 /// `task` (it may run as a task), `task = "optional"` or

@@ -201,6 +201,14 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
     let variables = template_check(h);
     let needs = needs_shared(h);
     let task = task_support(&h.target);
+    let scopes = (!h.scopes.is_empty()).then(|| {
+        let scopes = &h.scopes;
+        quote! {
+            fn required_scopes(&self) -> &[&'static str] {
+                &[#(#scopes),*]
+            }
+        }
+    });
     quote! {
         impl _mcp::#trait_name for #for_type {
             #descriptor
@@ -211,6 +219,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
             }
 
             #task
+            #scopes
             #needs
         }
 

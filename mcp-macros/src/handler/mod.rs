@@ -157,6 +157,11 @@ fn check<'a>(
         output,
         runtime: runtime_path(attrs.krate.get()),
         owner,
+        scopes: attrs
+            .scopes
+            .get()
+            .map(|scopes| scopes.iter().map(syn::LitStr::value).collect())
+            .unwrap_or_default(),
     }
 }
 

@@ -74,6 +74,8 @@ pub(crate) struct Handler<'a> {
     pub(crate) runtime: TokenStream,
     /// For a method of a `#[handlers]` block: the block's type.
     pub(crate) owner: Option<Owner>,
+    /// The scopes a caller's token needs (`scopes = [...]`).
+    pub(crate) scopes: Vec<String>,
 }
 
 /// The `#[handlers]` block a method handler belongs to.

@@ -23,5 +23,5 @@ pub use jsonwebtoken::Algorithm;
 pub use jwt::{
     DEFAULT_FETCH_TIMEOUT, DEFAULT_KEYS_MAX_AGE, DEFAULT_LEEWAY, JwtVerifier, MIN_REFETCH_INTERVAL,
 };
-pub use resource::{AuthConfigError, Challenge, METADATA_PATH, ProtectedResource};
+pub use resource::{AuthConfigError, Challenge, METADATA_PATH, ProtectedResource, scope_challenge};
 pub use token::{TokenError, TokenVerifier, parse_scopes};

@@ -156,25 +156,48 @@ impl ProtectedResource {
     /// The `WWW-Authenticate` value for `challenge`: `Bearer` with the
     /// metadata URL, the scopes, and (for a token) the error code.
     pub fn challenge(&self, challenge: Challenge<'_>) -> String {
-        let mut params = Vec::new();
-        match challenge {
-            Challenge::NoToken => {}
-            Challenge::InvalidToken => params.push(r#"error="invalid_token""#.to_owned()),
-            Challenge::InsufficientScope(_) => {
-                params.push(r#"error="insufficient_scope""#.to_owned());
+        let (error, scopes) = match challenge {
+            Challenge::NoToken => (None, self.required_scopes.as_slice()),
+            Challenge::InvalidToken => (Some("invalid_token"), self.required_scopes.as_slice()),
+            Challenge::InsufficientScope(scopes) => (Some("insufficient_scope"), scopes),
+        };
+        bearer_challenge(error, scopes, Some(&self.metadata_url()))
+    }
+
+    /// Every scope an operation needing `scopes` needs: the ones every
+    /// request needs, then those, each once.
+    pub fn scopes_for<S: AsRef<str>>(&self, scopes: &[S]) -> Vec<String> {
+        let mut all = self.required_scopes.clone();
+        for scope in scopes {
+            if !all.iter().any(|s| s == scope.as_ref()) {
+                all.push(scope.as_ref().to_owned());
             }
         }
-        let scopes = match challenge {
-            Challenge::InsufficientScope(scopes) => scopes,
-            Challenge::NoToken | Challenge::InvalidToken => self.required_scopes.as_slice(),
-        };
-        if !scopes.is_empty() {
-            params.push(format!("scope=\"{}\"", quoted(&scopes.join(" "))));
-        }
-        params.push(format!(
-            "resource_metadata=\"{}\"",
-            quoted(&self.metadata_url())
-        ));
+        all
+    }
+}
+
+/// The `WWW-Authenticate` value of a 403 `insufficient_scope` for
+/// `scopes`, pointing to `resource_metadata` when known.
+pub fn scope_challenge(scopes: &[String], resource_metadata: Option<&str>) -> String {
+    bearer_challenge(Some("insufficient_scope"), scopes, resource_metadata)
+}
+
+/// `Bearer` with the error code, the scopes and the metadata URL.
+fn bearer_challenge(error: Option<&str>, scopes: &[String], metadata: Option<&str>) -> String {
+    let mut params = Vec::new();
+    if let Some(error) = error {
+        params.push(format!("error=\"{error}\""));
+    }
+    if !scopes.is_empty() {
+        params.push(format!("scope=\"{}\"", quoted(&scopes.join(" "))));
+    }
+    if let Some(metadata) = metadata {
+        params.push(format!("resource_metadata=\"{}\"", quoted(metadata)));
+    }
+    if params.is_empty() {
+        "Bearer".to_owned()
+    } else {
         format!("Bearer {}", params.join(", "))
     }
 }

@@ -99,6 +99,14 @@ pub enum McpError {
         /// The capabilities that are required, as a capabilities object.
         required: Box<ClientCapabilities>,
     },
+    /// `-32600` (HTTP 403 with an `insufficient_scope` challenge): the
+    /// caller's token lacks scopes the handler needs.
+    InsufficientScope {
+        /// Every scope the operation needs (not only the missing ones).
+        scopes: Vec<String>,
+        /// The protected-resource metadata URL the challenge points to.
+        resource_metadata: Option<String>,
+    },
     /// `-32022`: the request's protocol version is not supported.
     UnsupportedProtocolVersion {
         /// The version the client asked for.
@@ -128,7 +136,7 @@ impl McpError {
     pub fn code(&self) -> i32 {
         match self {
             Self::ParseError { .. } => codes::PARSE_ERROR,
-            Self::InvalidRequest { .. } => codes::INVALID_REQUEST,
+            Self::InvalidRequest { .. } | Self::InsufficientScope { .. } => codes::INVALID_REQUEST,
             Self::MethodNotFound { .. } => codes::METHOD_NOT_FOUND,
             Self::InvalidMeta { .. }
             | Self::InvalidParams { .. }
@@ -156,6 +164,10 @@ impl McpError {
             Self::InvalidRequestState => (INVALID_REQUEST_STATE_MESSAGE.to_owned(), None),
             Self::Internal { .. } => ("Internal error".to_owned(), None),
             Self::HeaderMismatch { detail } => (format!("Header mismatch: {detail}"), None),
+            Self::InsufficientScope { scopes, .. } => (
+                format!("Forbidden: this needs the scopes {}", scopes.join(" ")),
+                Some(json!({ "requiredScopes": scopes })),
+            ),
             Self::MissingClientCapability { required } => (
                 format!(
                     "Missing required client capability: {}",

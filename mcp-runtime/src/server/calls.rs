@@ -19,7 +19,9 @@ use super::incoming::RoundTrip;
 use super::input_required::finish_outcome;
 use super::methods::Call;
 use super::registry::Registry;
-use super::{Context, MethodHandler, Outcome, TaskSupport, headers, state_gate, tasks};
+use super::{
+    Context, MethodHandler, Outcome, ReceiveContext, TaskSupport, headers, state_gate, tasks,
+};
 use crate::BoxFuture;
 use crate::logged::Wire;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
@@ -46,6 +48,7 @@ pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
         let Some((tool, handler)) = registry.tools.get(&name) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
+        require_scopes(handler.required_scopes(), &data.receive)?;
         // 2025-era clients send no `Mcp-Param-*` headers.
         if let Some(headers) = &data.receive.headers
             && !data.legacy
@@ -113,6 +116,7 @@ pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
         let Some((prompt, handler)) = registry.prompts.get(&name) else {
             return Err(McpError::invalid_params(format!("Unknown prompt: {name}")));
         };
+        require_scopes(handler.required_scopes(), &data.receive)?;
         let missing: Vec<&str> = prompt
             .arguments
             .iter()
@@ -168,6 +172,12 @@ pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
         if fixed.is_none() && templated.is_none() {
             return Err(McpError::ResourceNotFound { uri });
         }
+        let scopes = match (fixed, &templated) {
+            (Some(handler), _) => handler.required_scopes(),
+            (None, Some((handler, _))) => handler.required_scopes(),
+            (None, None) => &[],
+        };
+        require_scopes(scopes, &data.receive)?;
         let no_arguments = JsonObject::new();
         let binding = BindingRequest {
             method: RESOURCES_READ,
@@ -293,6 +303,28 @@ fn take_round_trip(round_trip: RoundTrip, data: &mut RequestData) -> Result<(), 
         Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
     };
     Ok(())
+}
+
+/// Refuses a caller whose token lacks one of `needed`, naming every scope
+/// the operation needs (with those every request needs, over a protected
+/// endpoint) and where the resource's metadata is. A caller without a
+/// token has no scope: a handler that needs some is closed to it.
+fn require_scopes(needed: &[&str], receive: &ReceiveContext) -> Result<(), McpError> {
+    let granted = receive
+        .caller
+        .as_deref()
+        .is_some_and(|caller| needed.iter().all(|scope| caller.has_scope(scope)));
+    if needed.is_empty() || granted {
+        return Ok(());
+    }
+    let (scopes, resource_metadata) = match &receive.protected {
+        Some(resource) => (resource.scopes_for(needed), Some(resource.metadata_url())),
+        None => (needed.iter().map(|s| (*s).to_owned()).collect(), None),
+    };
+    Err(McpError::InsufficientScope {
+        scopes,
+        resource_metadata,
+    })
 }
 
 fn required_string(params: &JsonObject, key: &str) -> Result<String, McpError> {

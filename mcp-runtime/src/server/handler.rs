@@ -66,6 +66,15 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn needs_shared(&self) -> Vec<SharedNeed> {
         Vec::new()
     }
+
+    /// The scopes a caller's token needs for this handler
+    /// (`scopes = [...]` in the macros' attribute), checked before it runs:
+    /// a caller without every one of them is refused (over a protected
+    /// HTTP endpoint, 403 `insufficient_scope` naming all the scopes the
+    /// operation needs). None by default.
+    fn required_scopes(&self) -> &[&'static str] {
+        &[]
+    }
 }
 
 /// Serves one prompt.
@@ -91,6 +100,15 @@ pub trait PromptHandler: Send + Sync + 'static {
     fn needs_shared(&self) -> Vec<SharedNeed> {
         Vec::new()
     }
+
+    /// The scopes a caller's token needs for this handler
+    /// (`scopes = [...]` in the macros' attribute), checked before it runs:
+    /// a caller without every one of them is refused (over a protected
+    /// HTTP endpoint, 403 `insufficient_scope` naming all the scopes the
+    /// operation needs). None by default.
+    fn required_scopes(&self) -> &[&'static str] {
+        &[]
+    }
 }
 
 /// Serves one resource with a fixed URI.
@@ -110,6 +128,15 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// fill it in; a hand-written handler may leave it empty.
     fn needs_shared(&self) -> Vec<SharedNeed> {
         Vec::new()
+    }
+
+    /// The scopes a caller's token needs for this handler
+    /// (`scopes = [...]` in the macros' attribute), checked before it runs:
+    /// a caller without every one of them is refused (over a protected
+    /// HTTP endpoint, 403 `insufficient_scope` naming all the scopes the
+    /// operation needs). None by default.
+    fn required_scopes(&self) -> &[&'static str] {
+        &[]
     }
 }
 
@@ -136,6 +163,15 @@ pub trait ResourceTemplateHandler: Send + Sync + 'static {
     /// fill it in; a hand-written handler may leave it empty.
     fn needs_shared(&self) -> Vec<SharedNeed> {
         Vec::new()
+    }
+
+    /// The scopes a caller's token needs for this handler
+    /// (`scopes = [...]` in the macros' attribute), checked before it runs:
+    /// a caller without every one of them is refused (over a protected
+    /// HTTP endpoint, 403 `insufficient_scope` naming all the scopes the
+    /// operation needs). None by default.
+    fn required_scopes(&self) -> &[&'static str] {
+        &[]
     }
 }
 

@@ -103,7 +103,7 @@ pub struct HttpTransport {
 
 /// A protected resource and the verifier of its tokens.
 struct Protection {
-    resource: ProtectedResource,
+    resource: Arc<ProtectedResource>,
     verifier: Box<dyn TokenVerifier>,
 }
 
@@ -239,7 +239,7 @@ impl HttpTransport {
     /// token's subject, client and scopes become the request's caller.
     pub fn protect(mut self, resource: ProtectedResource, verifier: impl TokenVerifier) -> Self {
         self.protection = Some(Arc::new(Protection {
-            resource,
+            resource: Arc::new(resource),
             verifier: Box::new(verifier),
         }));
         self
@@ -666,6 +666,10 @@ async fn post(
         caller,
         headers: Some(mcp_headers(&headers)),
         session,
+        protected: endpoint
+            .protection
+            .as_ref()
+            .map(|p| Arc::clone(&p.resource)),
     };
     if !accepts_sse {
         let response = handle(&endpoint, request, receive, Notifier::disabled()).await;

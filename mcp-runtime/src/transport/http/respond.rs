@@ -181,6 +181,18 @@ pub(super) fn json_response(response: &Response) -> HttpResponse {
         Some(error) => status_of(error),
     };
     let mut http = json_body(status, response.to_json());
+    if status == StatusCode::FORBIDDEN
+        && let Some(McpError::InsufficientScope {
+            scopes,
+            resource_metadata,
+        }) = response.error_value()
+        && let Ok(challenge) = HeaderValue::from_str(&crate::auth::scope_challenge(
+            scopes,
+            resource_metadata.as_deref(),
+        ))
+    {
+        http.headers_mut().insert(WWW_AUTHENTICATE, challenge);
+    }
     if let Some(session) = response.opened_session()
         && let Ok(id) = HeaderValue::from_str(session.id())
     {
@@ -214,6 +226,7 @@ fn status_of(error: &McpError) -> StatusCode {
         | McpError::MissingClientCapability { .. }
         | McpError::UnsupportedProtocolVersion { .. } => StatusCode::BAD_REQUEST,
         McpError::MethodNotFound { .. } => StatusCode::NOT_FOUND,
+        McpError::InsufficientScope { .. } => StatusCode::FORBIDDEN,
         _ => StatusCode::OK,
     }
 }

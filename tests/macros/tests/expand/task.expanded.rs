@@ -37,6 +37,9 @@ const _: () = {
         fn task_support(&self) -> _mcp::TaskSupport {
             _mcp::TaskSupport::Required
         }
+        fn required_scopes(&self) -> &[&'static str] {
+            &["reports:run"]
+        }
     }
     impl _mcp::Register for nightly_report {
         fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
