@@ -407,6 +407,11 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../../docs/asking-for-input.md")]
 pub struct AskingForInputDoctests;
 
+/// The authorization guide's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/authorization.md")]
+pub struct AuthorizationDoctests;
+
 /// The tasks guide's examples (one needs Redis), compiled as doctests.
 #[cfg(all(doctest, feature = "redis"))]
 #[doc = include_str!("../../docs/tasks.md")]
