@@ -64,6 +64,8 @@ fn verify(token: &str) -> Result<Caller, TokenError> {
             .with_scopes(["mcp:tools", "extra"])),
         "bob" => Ok(Caller::new("bob").with_scopes(["mcp:tools"])),
         "deployer" => Ok(Caller::new("dora").with_scopes(["deploy:write", "mcp:tools"])),
+        // `admin` implies both (see the resource's hierarchy).
+        "admin" => Ok(Caller::new("root").with_scopes(["admin"])),
         "narrow" => Ok(Caller::new("carol")),
         "down" => Err(TokenError::Unavailable(
             "the introspection endpoint is down".into(),
@@ -82,7 +84,9 @@ async fn protected() -> (support::http::Running, String) {
     let resource = ProtectedResource::new(&format!("http://127.0.0.1:{port}/mcp"), ISSUER)
         .unwrap()
         .scopes_supported(["mcp:tools"])
-        .required_scopes(["mcp:tools"]);
+        .required_scopes(["mcp:tools"])
+        .scope_implies("admin", ["mcp:tools", "deploy"])
+        .scope_implies("deploy", ["deploy:write"]);
     let server = Server::builder("protected", "1")
         .handler::<whoami>()
         .handler::<confirm>()
@@ -245,9 +249,13 @@ async fn a_handler_needing_more_scopes_challenges_with_every_one_of_them() {
         body["error"]["data"]["requiredScopes"],
         json!(["mcp:tools", "deploy:write"])
     );
-    let (status, _, body) = call(&url, Some("deployer"), deploy).await;
+    let (status, _, body) = call(&url, Some("deployer"), deploy.clone()).await;
     assert_eq!(status, 200);
     assert_eq!(body["result"]["content"][0]["text"], "deployed by dora");
+    // A broader scope grants the narrower ones its hierarchy implies.
+    let (status, _, body) = call(&url, Some("admin"), deploy).await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(body["result"]["content"][0]["text"], "deployed by root");
 }
 
 #[tokio::test]

@@ -32,6 +32,8 @@ pub struct ProtectedResource {
     scopes_supported: Vec<String>,
     required_scopes: Vec<String>,
     resource_name: Option<String>,
+    /// Broader scopes and the narrower ones each implies.
+    implied: Vec<(String, Vec<String>)>,
 }
 
 /// A resource or authorization-server URI that cannot be used.
@@ -75,6 +77,7 @@ impl ProtectedResource {
             scopes_supported: Vec::new(),
             required_scopes: Vec::new(),
             resource_name: None,
+            implied: Vec::new(),
         })
     }
 
@@ -100,6 +103,60 @@ impl ProtectedResource {
     pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.required_scopes = scopes.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// Declares that a token granted `broader` has every scope of
+    /// `narrower` too (a scope hierarchy, such as `files` implying
+    /// `files:read` and `files:write`). Implications chain.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::ProtectedResource;
+    ///
+    /// let resource = ProtectedResource::new("https://m.example.com/mcp", "https://a.example.com")?
+    ///     .scope_implies("admin", ["files"])
+    ///     .scope_implies("files", ["files:read", "files:write"]);
+    /// assert_eq!(
+    ///     resource.granted(["admin".to_owned()]),
+    ///     ["admin", "files", "files:read", "files:write"]
+    /// );
+    /// # Ok::<(), mcp_runtime::auth::AuthConfigError>(())
+    /// ```
+    pub fn scope_implies<S: Into<String>>(
+        mut self,
+        broader: impl Into<String>,
+        narrower: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.implied.push((
+            broader.into(),
+            narrower.into_iter().map(Into::into).collect(),
+        ));
+        self
+    }
+
+    /// Every scope a token granted `scopes` has: those, and every scope
+    /// they imply ([`Self::scope_implies`]), each once, in that order.
+    pub fn granted(&self, scopes: impl IntoIterator<Item = String>) -> Vec<String> {
+        let mut granted: Vec<String> = Vec::new();
+        for scope in scopes {
+            if !granted.contains(&scope) {
+                granted.push(scope);
+            }
+        }
+        let mut next = 0;
+        while next < granted.len() {
+            let scope = granted[next].clone();
+            for (broader, narrower) in &self.implied {
+                if *broader == scope {
+                    for implied in narrower {
+                        if !granted.contains(implied) {
+                            granted.push(implied.clone());
+                        }
+                    }
+                }
+            }
+            next += 1;
+        }
+        granted
     }
 
     /// A name for people, in the metadata (`resource_name`).

@@ -484,7 +484,7 @@ async fn protected(
             &resource.challenge(Challenge::NoToken),
         ));
     };
-    let caller = match protection.verifier.verify(token).await {
+    let mut caller = match protection.verifier.verify(token).await {
         Ok(caller) => caller,
         Err(TokenError::Invalid(reason)) => {
             tracing::info!(reason = %Wire(&reason), "refused a bearer token");
@@ -502,6 +502,9 @@ async fn protected(
             ));
         }
     };
+    // A broader scope grants the narrower ones it implies, for every check
+    // from here on.
+    caller.scopes = resource.granted(std::mem::take(&mut caller.scopes));
     let required = resource.required();
     if required.iter().any(|scope| !caller.has_scope(scope)) {
         return Err(challenged(
