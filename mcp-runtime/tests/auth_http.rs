@@ -273,3 +273,41 @@ async fn without_protection_a_handler_needing_scopes_is_closed() {
     );
     assert_eq!(body["error"]["code"], -32600);
 }
+
+#[tokio::test]
+async fn a_2025_era_session_belongs_to_the_subject_that_opened_it() {
+    let (_running, url) = protected().await;
+    let post = |token: &'static str, session: Option<String>, body: Value| {
+        let mut request = reqwest::Client::new()
+            .post(&url)
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.body(body.to_string()).send()
+    };
+    let opened = post(
+        "alice",
+        None,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "x", "version": "1"}}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let own = post("alice", Some(session.clone()), list.clone())
+        .await
+        .unwrap();
+    assert_eq!(own.status(), 200);
+    // Bob's valid token does not make alice's session his.
+    let foreign = post("bob", Some(session), list).await.unwrap();
+    assert_eq!(foreign.status(), 404);
+}
