@@ -31,6 +31,15 @@
 //!   --task-lease-ms N           how long a task's round may go unconfirmed before the
 //!                               task is failed as abandoned (default 30000)
 //!   --task-ttl-ms N             how long a task's record is kept (default 3600000)
+//!
+//! PROTECTION (HTTP only; unprotected by default)
+//!   --protect ISSUER            require OAuth access tokens from the authorization server
+//!                               ISSUER (its issuer URL, exactly), for this server as audience
+//!   --public-url URL            the server's canonical URI (default http://LISTEN/mcp, which
+//!                               needs a fixed port in --listen)
+//!   --introspection-url URL     check opaque tokens at this RFC 7662 endpoint (JWTs against
+//!                               the issuer's published keys otherwise)
+//!   --required-scope SCOPE      a scope every request needs (repeatable)
 //! ```
 //!
 //! Over HTTP it prints `listening on http://127.0.0.1:PORT/mcp` to stderr
@@ -49,6 +58,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp_runtime::auth::{IntrospectionVerifier, JwtVerifier, ProtectedResource};
 use mcp_runtime::server::{RedisTaskStore, Server, Tasks};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
@@ -61,7 +71,9 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
                      [--single-use] [--redis URL] \
-                     [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N]";
+                     [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N] \
+                     [--protect ISSUER [--public-url URL] [--introspection-url URL] \
+                     [--required-scope SCOPE]...]";
 
 /// The default lifetime of a requestState, in seconds.
 const DEFAULT_STATE_TTL: u64 = 600;
@@ -142,6 +154,46 @@ struct Options {
     state_ttl: u64,
     single_use: SingleUse,
     tasks: TaskOptions,
+    protect: Option<Protect>,
+}
+
+/// `--protect` and its companions.
+struct Protect {
+    issuer: String,
+    public_url: Option<String>,
+    introspection: Option<String>,
+    scopes: Vec<String>,
+}
+
+impl Protect {
+    /// The transport, protected: the resource at the public URL (or
+    /// `http://LISTEN/mcp`), its tokens checked by introspection or
+    /// against the issuer's published keys.
+    async fn apply(&self, transport: HttpTransport, listen: &str) -> Result<HttpTransport, String> {
+        let public = match &self.public_url {
+            Some(url) => url.clone(),
+            None if !listen.ends_with(":0") => format!("http://{listen}/mcp"),
+            None => {
+                return Err("--protect needs --public-url, or a fixed port in --listen".to_owned());
+            }
+        };
+        let resource = ProtectedResource::new(&public, &self.issuer)
+            .map_err(|e| format!("--protect: {e}"))?
+            .scopes_supported(self.scopes.clone())
+            .required_scopes(self.scopes.clone());
+        Ok(match &self.introspection {
+            Some(endpoint) => {
+                let verifier = IntrospectionVerifier::new(&resource, endpoint.clone());
+                transport.protect(resource, verifier)
+            }
+            None => {
+                let verifier = JwtVerifier::discover(&resource)
+                    .await
+                    .map_err(|e| format!("--protect: {e}"))?;
+                transport.protect(resource, verifier)
+            }
+        })
+    }
 }
 
 /// How tasks are kept and timed.
@@ -182,6 +234,8 @@ fn parse_args() -> Result<Options, String> {
     let mut state_ttl = DEFAULT_STATE_TTL;
     let mut single_use = SingleUse::Off;
     let mut tasks = TaskOptions::default();
+    let mut protect: Option<Protect> = None;
+    let (mut public_url, mut introspection, mut scopes) = (None, None, Vec::new());
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--listen" => listen = Some(args.next().ok_or("--listen needs an address")?),
@@ -211,6 +265,25 @@ fn parse_args() -> Result<Options, String> {
                     single_use = SingleUse::InMemory;
                 }
             }
+            "--protect" => {
+                let issuer = args.next().ok_or("--protect needs the issuer URL")?;
+                protect.get_or_insert_with(|| Protect {
+                    issuer: String::new(),
+                    public_url: None,
+                    introspection: None,
+                    scopes: Vec::new(),
+                });
+                if let Some(protect) = protect.as_mut() {
+                    protect.issuer = issuer;
+                }
+            }
+            "--public-url" => public_url = Some(args.next().ok_or("--public-url needs a URL")?),
+            "--introspection-url" => {
+                introspection = Some(args.next().ok_or("--introspection-url needs a URL")?);
+            }
+            "--required-scope" => {
+                scopes.push(args.next().ok_or("--required-scope needs a scope")?);
+            }
             "--tasks-redis" => {
                 tasks.redis = Some(args.next().ok_or("--tasks-redis needs a URL")?);
             }
@@ -235,6 +308,9 @@ fn parse_args() -> Result<Options, String> {
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
+    if stdio && protect.is_some() {
+        return Err("--protect is for HTTP (--listen); stdio servers are not protected".to_owned());
+    }
     let mode = match (listen, stdio) {
         (Some(listen), false) => Mode::Http { listen, limits },
         (None, true) => Mode::Stdio { max_in_flight },
@@ -254,6 +330,21 @@ fn parse_args() -> Result<Options, String> {
         state_ttl,
         single_use,
         tasks,
+        protect: match protect {
+            Some(protect) => Some(Protect {
+                public_url,
+                introspection,
+                scopes,
+                ..protect
+            }),
+            None if public_url.is_some() || introspection.is_some() || !scopes.is_empty() => {
+                return Err(
+                    "--public-url, --introspection-url and --required-scope need --protect"
+                        .to_owned(),
+                );
+            }
+            None => None,
+        },
     })
 }
 
@@ -362,7 +453,16 @@ async fn main() -> ExitCode {
             transport.serve().await
         }
         Mode::Http { listen, limits } => {
-            let transport = limits.apply(HttpTransport::new(server));
+            let mut transport = limits.apply(HttpTransport::new(server));
+            if let Some(protect) = &options.protect {
+                transport = match protect.apply(transport, &listen).await {
+                    Ok(transport) => transport,
+                    Err(message) => {
+                        eprintln!("conformance-server: {message}");
+                        return ExitCode::from(2);
+                    }
+                };
+            }
             match transport.bind(listen.as_str()).await {
                 Ok(bound) => {
                     eprintln!("listening on {}", bound.url());
