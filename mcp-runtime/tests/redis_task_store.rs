@@ -9,7 +9,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mcp_runtime::schema::{JsonObject, TaskStatus};
+use mcp_runtime::schema::TaskStatus;
 use mcp_runtime::server::{
     DEFAULT_TASK_KEY_PREFIX, KeptState, Lease, RedisTaskStore, TaskRecord, TaskStore,
     TaskStoreError,
@@ -65,28 +65,7 @@ fn now_ms() -> u64 {
 
 /// A working task of `owner`, kept a minute.
 fn record(id: &str, owner: &str) -> TaskRecord {
-    let now = now_ms();
-    TaskRecord {
-        id: id.to_owned(),
-        owner: owner.to_owned(),
-        tool: "t".to_owned(),
-        arguments: JsonObject::new(),
-        meta: JsonObject::new(),
-        status: TaskStatus::Working,
-        status_message: None,
-        created_ms: now,
-        updated_ms: now,
-        ttl_ms: 60_000,
-        poll_interval_ms: 1000,
-        round: 1,
-        questions: None,
-        answers: JsonObject::new(),
-        resume: None,
-        result: None,
-        error: None,
-        lease: None,
-        version: 1,
-    }
+    TaskRecord::new(id, owner, "t", 60_000)
 }
 
 /// The next version of `record`, finished with `status`.

@@ -102,6 +102,39 @@ pub struct Lease {
 }
 
 impl TaskRecord {
+    /// A new task `id` of `owner` running `tool`: `working`, created now,
+    /// kept `ttl_ms`, in its first round, with no arguments or `_meta`
+    /// (set them with struct update syntax).
+    pub fn new(
+        id: impl Into<String>,
+        owner: impl Into<String>,
+        tool: impl Into<String>,
+        ttl_ms: u64,
+    ) -> Self {
+        let now = now_ms();
+        Self {
+            id: id.into(),
+            owner: owner.into(),
+            tool: tool.into(),
+            arguments: JsonObject::new(),
+            meta: JsonObject::new(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms,
+            poll_interval_ms: 1000,
+            round: 1,
+            questions: None,
+            answers: JsonObject::new(),
+            resume: None,
+            result: None,
+            error: None,
+            lease: None,
+            version: 1,
+        }
+    }
+
     /// When the record may be forgotten, milliseconds since the Unix epoch.
     pub fn expires_ms(&self) -> u64 {
         self.created_ms.saturating_add(self.ttl_ms)

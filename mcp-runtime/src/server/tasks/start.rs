@@ -9,7 +9,7 @@ use tokio::sync::watch;
 use super::record::{Lease, TaskRecord, now_ms};
 use super::run::{self, RoundResult};
 use super::{TaskEngine, TaskLink, TaskStoreError, TaskSupport, new_task_id};
-use crate::schema::{ErrorObject, JsonObject, McpError, TaskStatus, codes};
+use crate::schema::{ErrorObject, JsonObject, McpError, codes};
 use crate::server::context::RequestData;
 use crate::server::finish::{finish, finish_extension};
 use crate::server::input_required::finish_outcome;
@@ -59,25 +59,12 @@ pub(crate) async fn call_tool(
     let first = tokio::time::timeout(engine.settings.creation_window, &mut handle).await;
     let now = now_ms();
     let mut record = TaskRecord {
-        id,
-        owner,
-        tool: call.name,
         arguments: call.arguments,
         meta: call.meta,
-        status: TaskStatus::Working,
-        status_message: None,
         created_ms: now,
         updated_ms: now,
-        ttl_ms: engine.ttl_ms(),
         poll_interval_ms: engine.poll_interval_ms(),
-        round: 1,
-        questions: None,
-        answers: JsonObject::new(),
-        resume: None,
-        result: None,
-        error: None,
-        lease: None,
-        version: 1,
+        ..TaskRecord::new(id, owner, call.name, engine.ttl_ms())
     };
     match first {
         Ok(joined) => {

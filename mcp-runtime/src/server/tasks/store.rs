@@ -229,31 +229,10 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{JsonObject, TaskStatus};
+    use crate::schema::TaskStatus;
 
     fn record(id: &str, owner: &str) -> TaskRecord {
-        let now = now_ms();
-        TaskRecord {
-            id: id.to_owned(),
-            owner: owner.to_owned(),
-            tool: "t".to_owned(),
-            arguments: JsonObject::new(),
-            meta: JsonObject::new(),
-            status: TaskStatus::Working,
-            status_message: None,
-            created_ms: now,
-            updated_ms: now,
-            ttl_ms: 60_000,
-            poll_interval_ms: 1000,
-            round: 1,
-            questions: None,
-            answers: JsonObject::new(),
-            resume: None,
-            result: None,
-            error: None,
-            lease: None,
-            version: 1,
-        }
+        TaskRecord::new(id, owner, "t", 60_000)
     }
 
     fn block<T>(future: BoxFuture<'_, T>) -> T {
