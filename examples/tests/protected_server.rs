@@ -7,23 +7,13 @@
 
 mod support;
 
-use std::net::TcpListener as StdListener;
 use std::process::Command;
 
 use serde_json::{Value, json};
-use support::peer::Listening;
+use support::peer::{Listening, free_port};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const ISSUER: &str = "http://127.0.0.1:9/";
-
-/// A free port on 127.0.0.1.
-fn free_port() -> u16 {
-    StdListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// An RFC 7662 endpoint: `good` is active for `audience`, `elsewhere` for
 /// another resource, anything else inactive. Returns its URL.

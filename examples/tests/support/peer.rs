@@ -2,10 +2,21 @@
 //! itself with a `listening on http://...` line on stderr: our
 //! `interop-server`, or a peer SDK's server in the interop tests.
 
+use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 
 use super::{IO_TIMEOUT, STARTUP_TIMEOUT, drain_stderr, kill_child, logs_of};
+
+/// A port on 127.0.0.1 that was free a moment ago, for a process that
+/// must be told its port before it starts (a protected server names its
+/// own URL; an authorization server is named in the server's flags).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .unwrap_or_else(|e| panic!("no free port on 127.0.0.1: {e}"))
+}
 
 /// A running HTTP server process; killed on drop.
 pub struct Listening {
