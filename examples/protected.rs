@@ -6,6 +6,9 @@
 //! MCP_ISSUER=https://auth.example.com/ cargo run --example protected
 //! ```
 //!
+//! It listens on `MCP_LISTEN` (default `127.0.0.1:8080`) and names itself
+//! `http://MCP_LISTEN/mcp`, the audience its tokens must carry.
+//!
 //! JWT access tokens are checked against the issuer's published keys; for
 //! opaque tokens, use `IntrospectionVerifier` instead. See
 //! `docs/authorization.md`.
@@ -24,7 +27,8 @@ async fn deploy(ctx: Ctx) -> String {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let issuer = std::env::var("MCP_ISSUER").unwrap_or_else(|_| "http://127.0.0.1:9000/".into());
-    let resource = ProtectedResource::new("http://127.0.0.1:8080/mcp", &issuer)?
+    let listen = std::env::var("MCP_LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".into());
+    let resource = ProtectedResource::new(&format!("http://{listen}/mcp"), &issuer)?
         .scopes_supported(["mcp:tools", "deploy:write"])
         .required_scopes(["mcp:tools"]);
     let verifier = JwtVerifier::discover(&resource).await?;
@@ -32,7 +36,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .handler::<deploy>()
         .build()?;
     let http = HttpTransport::new(server).protect(resource, verifier);
-    let bound = http.bind("127.0.0.1:8080").await?;
+    let bound = http.bind(listen.as_str()).await?;
     eprintln!("listening on {}", bound.url());
     bound.serve().await?;
     Ok(())

@@ -11,30 +11,13 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use support::process::{repo, run_bounded};
+use support::process::{profile, repo, run_bounded};
 
 /// Enough to build the example from cold on a slow machine, and to run it.
 const LIMIT: Duration = Duration::from_secs(600);
-
-/// The cargo profile this test was built with, from its own path
-/// (`target/<profile dir>/deps/refund_desk-<hash>`).
-fn profile() -> String {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .and_then(Path::file_name)
-        .and_then(|name| name.to_str())
-        .unwrap_or("debug");
-    match dir {
-        "debug" => "dev".to_owned(),
-        other => other.to_owned(),
-    }
-}
 
 #[test]
 fn the_refund_desk_example_runs_to_completion() {

@@ -3,124 +3,33 @@
 //! then every way a token must be refused (audience, issuer, expiry,
 //! not-before, `alg: none`, HS256 keyed with the public key, a forged
 //! signature, an unknown key fetched again once), and the verifier in
-//! front of a protected endpoint.
+//! front of a protected endpoint (a missing scope, a state replayed with
+//! another user's token, a token for another resource).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod support;
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+#[path = "../../tests/auth/jwks_server.rs"]
+mod jwks_server;
+
+use std::net::TcpListener;
 
 use base64::Engine as _;
-use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{EncodingKey, Header, encode};
+use jwks_server::{JwksServer, Key, now};
 use mcp_runtime::auth::{Algorithm, JwtVerifier, ProtectedResource, TokenError, TokenVerifier};
-use p256::pkcs8::EncodePrivateKey;
+use mcp_runtime::prelude::*;
+use mcp_runtime::state::RequestStateSigner;
+use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
-
-/// A signing key of the test's own, and its public half as a JWK.
-struct Key {
-    encoding: EncodingKey,
-    jwk: Jwk,
-    kid: String,
-}
-
-impl Key {
-    fn generate(kid: &str) -> Self {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).unwrap();
-        let secret = p256::SecretKey::from_slice(&bytes).unwrap();
-        let der = secret.to_pkcs8_der().unwrap();
-        let encoding = EncodingKey::from_ec_der(der.as_bytes());
-        let mut jwk = Jwk::from_encoding_key(&encoding, Algorithm::ES256).unwrap();
-        jwk.common.key_id = Some(kid.to_owned());
-        Self {
-            encoding,
-            jwk,
-            kid: kid.to_owned(),
-        }
-    }
-
-    fn sign(&self, claims: &Value) -> String {
-        let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some(self.kid.clone());
-        encode(&header, claims, &self.encoding).unwrap()
-    }
-}
-
-/// The authorization server's metadata and keys, served on 127.0.0.1;
-/// the published keys can change, and fetches of them are counted.
-struct AuthServer {
-    issuer: String,
-    keys: Arc<Mutex<Vec<Jwk>>>,
-    fetches: Arc<AtomicUsize>,
-}
-
-impl AuthServer {
-    async fn start(published: Vec<Jwk>) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr: SocketAddr = listener.local_addr().unwrap();
-        let issuer = format!("http://{addr}/");
-        let keys = Arc::new(Mutex::new(published));
-        let fetches = Arc::new(AtomicUsize::new(0));
-        let metadata = json!({
-            "issuer": issuer,
-            "jwks_uri": format!("http://{addr}/jwks"),
-            "authorization_endpoint": format!("http://{addr}/authorize"),
-            "token_endpoint": format!("http://{addr}/token"),
-        });
-        let (served_keys, counted) = (Arc::clone(&keys), Arc::clone(&fetches));
-        let app = axum::Router::new()
-            .route(
-                "/.well-known/oauth-authorization-server",
-                axum::routing::get(move || {
-                    let metadata = metadata.clone();
-                    async move { axum::Json(metadata) }
-                }),
-            )
-            .route(
-                "/jwks",
-                axum::routing::get(move || {
-                    counted.fetch_add(1, Ordering::SeqCst);
-                    let set = JwkSet {
-                        keys: served_keys.lock().unwrap().clone(),
-                    };
-                    async move { axum::Json(serde_json::to_value(set).unwrap()) }
-                }),
-            );
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        Self {
-            issuer,
-            keys,
-            fetches,
-        }
-    }
-
-    fn publish(&self, jwk: Jwk) {
-        self.keys.lock().unwrap().push(jwk);
-    }
-
-    fn fetches(&self) -> usize {
-        self.fetches.load(Ordering::SeqCst)
-    }
-}
+use support::http::meta;
 
 const RESOURCE: &str = "http://127.0.0.1:8080/mcp";
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
 /// Claims of a good token from `issuer` for the resource.
 fn claims(issuer: &str) -> Value {
-    json!({"iss": issuer, "aud": RESOURCE, "sub": "ada", "client_id": "app",
-           "scope": "mcp:tools files:read", "exp": now() + 300, "iat": now()})
+    jwks_server::claims(issuer, RESOURCE, "ada", "mcp:tools files:read")
 }
 
 fn with(mut claims: Value, key: &str, value: Value) -> Value {
@@ -135,7 +44,7 @@ fn b64(bytes: &[u8]) -> String {
 /// Keys may be fetched again this often in these tests.
 const REFETCH: std::time::Duration = std::time::Duration::from_millis(300);
 
-async fn verifier_for(server: &AuthServer) -> JwtVerifier {
+async fn verifier_for(server: &JwksServer) -> JwtVerifier {
     let resource = ProtectedResource::new(RESOURCE, &server.issuer).unwrap();
     JwtVerifier::discover(&resource)
         .await
@@ -153,7 +62,7 @@ fn refused(outcome: Result<mcp_runtime::server::Caller, TokenError>, what: &str)
 #[tokio::test]
 async fn a_good_token_names_its_subject_client_and_scopes() {
     let key = Key::generate("k1");
-    let server = AuthServer::start(vec![key.jwk.clone()]).await;
+    let server = JwksServer::start(vec![key.jwk.clone()]).await;
     let verifier = verifier_for(&server).await;
     let token = verifier
         .verify(&key.sign(&claims(&server.issuer)))
@@ -187,7 +96,7 @@ async fn a_good_token_names_its_subject_client_and_scopes() {
 #[tokio::test]
 async fn tokens_are_refused_for_every_reason_they_should_be() {
     let key = Key::generate("k1");
-    let server = AuthServer::start(vec![key.jwk.clone()]).await;
+    let server = JwksServer::start(vec![key.jwk.clone()]).await;
     let verifier = verifier_for(&server).await;
     let good = claims(&server.issuer);
     let cases = [
@@ -266,7 +175,7 @@ async fn tokens_are_refused_for_every_reason_they_should_be() {
 #[tokio::test]
 async fn an_unknown_key_is_fetched_again_once_then_refused() {
     let first = Key::generate("k1");
-    let server = AuthServer::start(vec![first.jwk.clone()]).await;
+    let server = JwksServer::start(vec![first.jwk.clone()]).await;
     let verifier = verifier_for(&server).await;
     verifier
         .verify(&first.sign(&claims(&server.issuer)))
@@ -325,5 +234,143 @@ async fn an_unknown_key_is_fetched_again_once_then_refused() {
         server.fetches(),
         before,
         "unknown keys cannot make us fetch in a loop"
+    );
+}
+
+/// Deploys: needs `deploy:write` on top of what every request needs.
+#[tool(scopes = ["deploy:write"])]
+async fn deploy(ctx: Ctx) -> String {
+    let caller = ctx.receive().caller.clone().unwrap_or_default();
+    format!("deployed by {}", caller.subject)
+}
+
+/// A confirmation.
+#[derive(ElicitForm)]
+struct Confirm {
+    /// Go ahead?
+    ok: bool,
+}
+
+/// Asks, then answers: its state is bound to the caller.
+#[tool]
+async fn confirm(ctx: Ctx, _step: Resume<u8>) -> Reply<u8> {
+    match ctx.answer::<Confirm>("ok") {
+        Answer::Accept(Confirm { ok }) => Reply::text(format!("ok = {ok}")),
+        _ => Reply::ask("ok", Confirm::form("Go ahead?")).resume(1),
+    }
+}
+
+/// Posts a tools/call with `token`: the status, the challenge and the body.
+async fn call(url: &str, token: &str, params: Value) -> (u16, Option<String>, Value) {
+    let mut params = params;
+    params["_meta"] = meta(json!({"elicitation": {"form": {}}}), json!({}));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", params["name"].as_str().unwrap())
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let text = response.text().await.unwrap();
+    (status, challenge, serde_json::from_str(&text).unwrap())
+}
+
+#[tokio::test]
+async fn in_front_of_an_endpoint_scopes_and_states_follow_the_signed_token() {
+    let key = Key::generate("k1");
+    let authorization = JwksServer::start(vec![key.jwk.clone()]).await;
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let resource = ProtectedResource::new(&url, &authorization.issuer)
+        .unwrap()
+        .required_scopes(["mcp:tools"]);
+    let verifier = JwtVerifier::discover(&resource).await.unwrap();
+    let server = Server::builder("protected", "1")
+        .handler::<confirm>()
+        .handler::<deploy>()
+        .request_state_signer(RequestStateSigner::generate().unwrap())
+        .build()
+        .unwrap();
+    let bound = HttpTransport::new(server)
+        .protect(resource, verifier)
+        .bind(("127.0.0.1", port))
+        .await
+        .unwrap();
+    tokio::spawn(bound.serve());
+    let token = |subject: &str, scope: &str| {
+        key.sign(&jwks_server::claims(
+            &authorization.issuer,
+            &url,
+            subject,
+            scope,
+        ))
+    };
+    let (ada, bob) = (token("ada", "mcp:tools"), token("bob", "mcp:tools"));
+    let metadata = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+
+    // A scope the token lacks: 403, one challenge naming every scope needed.
+    let (status, challenge, body) = call(&url, &ada, json!({"name": "deploy"})).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        challenge.unwrap(),
+        format!(
+            r#"Bearer error="insufficient_scope", scope="mcp:tools deploy:write", resource_metadata="{metadata}""#
+        )
+    );
+    assert_eq!(
+        body["error"]["data"]["requiredScopes"],
+        json!(["mcp:tools", "deploy:write"])
+    );
+    let deployer = token("ada", "mcp:tools deploy:write");
+    let (status, _, body) = call(&url, &deployer, json!({"name": "deploy"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "deployed by ada");
+
+    // Ada's state, replayed with Bob's (valid) token: the fixed -32602.
+    let (_, _, asked) = call(&url, &ada, json!({"name": "confirm"})).await;
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no requestState: {asked}"))
+        .to_owned();
+    let retry = json!({"name": "confirm", "requestState": state,
+        "inputResponses": {"ok": {"action": "accept", "content": {"ok": true}}}});
+    let (status, _, stolen) = call(&url, &bob, retry.clone()).await;
+    assert_eq!(status, 200);
+    assert_eq!(stolen["error"]["code"], -32602, "{stolen}");
+    assert_eq!(
+        stolen["error"]["message"],
+        r#"Invalid or expired "requestState""#
+    );
+    let (_, _, done) = call(&url, &ada, retry).await;
+    assert_eq!(done["result"]["content"][0]["text"], "ok = true", "{done}");
+
+    // A token for another resource never gets as far as a handler.
+    let elsewhere = key.sign(&jwks_server::claims(
+        &authorization.issuer,
+        "http://127.0.0.1:1/mcp",
+        "ada",
+        "mcp:tools deploy:write",
+    ));
+    let (status, challenge, _) = call(&url, &elsewhere, json!({"name": "deploy"})).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenge
+            .unwrap()
+            .starts_with(r#"Bearer error="invalid_token""#)
     );
 }

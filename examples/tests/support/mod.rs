@@ -7,7 +7,9 @@
 //! about speed.
 //!
 //! Submodules: `peer` (an HTTP server process under test), `process` (bounded
-//! helper programs), `redis` (a redis-server of the test's own), and for the tests with other SDKs' peers `interop` (the
+//! helper programs and the examples), `redis` (a redis-server of the test's
+//! own), `jwks` (an authorization server's metadata and signing keys), and
+//! for the tests with other SDKs' peers `interop` (the
 //! `tests/interop/` harnesses) and `legacy_clients` (the 2025-era clients'
 //! summary checks).
 #![allow(dead_code, unreachable_pub)]
@@ -24,6 +26,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub mod interop;
+#[path = "../../../tests/auth/jwks_server.rs"]
+pub mod jwks;
 pub mod legacy_clients;
 pub mod peer;
 pub mod process;

@@ -75,3 +75,45 @@ pub fn set_up(command: Command, limit: Duration) -> PathBuf {
     assert!(path.is_file(), "{what}'s last line is not a file: {path:?}");
     path
 }
+
+/// Enough to build an example from cold on a slow machine.
+pub const EXAMPLE_BUILD_LIMIT: Duration = Duration::from_secs(600);
+
+/// The cargo profile this test was built with, from its own path
+/// (`target/<profile dir>/deps/<test>-<hash>`).
+pub fn profile() -> String {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .and_then(|name| name.to_str())
+        .unwrap_or("debug");
+    match dir {
+        "debug" => "dev".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// Builds the example `name` of this package with the test's profile
+/// (bounded; a no-op when `cargo test` built it already) and returns its
+/// executable. Cargo gives a test no path to an example, hence the build.
+pub fn example(name: &str) -> PathBuf {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .current_dir(repo())
+        .args(["build", "--quiet", "-p", "mcp-examples", "--example", name])
+        .args(["--profile", &profile()]);
+    let output = run_bounded(command, EXAMPLE_BUILD_LIMIT);
+    assert!(
+        output.status.success(),
+        "building the example {name} failed ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let exe = std::env::current_exe().expect("the test's own path");
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|dir| dir.join("examples").join(name))
+        .expect("the test's target directory")
+}
