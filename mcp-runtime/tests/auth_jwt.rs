@@ -14,6 +14,8 @@ mod support;
 mod jwks_server;
 
 use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
 
 use base64::Engine as _;
 use jsonwebtoken::{EncodingKey, Header, encode};
@@ -373,4 +375,61 @@ async fn in_front_of_an_endpoint_scopes_and_states_follow_the_signed_token() {
             .unwrap()
             .starts_with(r#"Bearer error="invalid_token""#)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_key_fetch_holds_up_only_the_tokens_that_need_it() {
+    let key = Key::generate("k1");
+    let server = JwksServer::start(vec![key.jwk.clone()]).await;
+    let verifier = Arc::new(verifier_for(&server).await);
+    verifier
+        .verify(&key.sign(&claims(&server.issuer)))
+        .await
+        .unwrap();
+    tokio::time::sleep(REFETCH).await;
+    let before = server.fetches();
+
+    // A token naming an unknown key starts a fetch that hangs (until the
+    // verifier's fetch timeout).
+    server.slow_down(Duration::from_secs(30));
+    let unknown = {
+        let verifier = Arc::clone(&verifier);
+        let token = Key::generate("k9").sign(&claims(&server.issuer));
+        tokio::spawn(async move { verifier.verify(&token).await })
+    };
+    for _ in 0..1000 {
+        if server.fetches() > before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        server.fetches(),
+        before + 1,
+        "the unknown key was not fetched"
+    );
+    // Meanwhile a token whose key is cached is checked at once.
+    verifier
+        .verify(&key.sign(&claims(&server.issuer)))
+        .await
+        .unwrap();
+    assert!(
+        !unknown.is_finished(),
+        "the known key was checked only after the fetch ended"
+    );
+    refused(unknown.await.unwrap(), "unknown kid, keys unreachable");
+}
+
+#[tokio::test]
+async fn an_oversized_key_set_is_not_taken() {
+    let key = Key::generate("k1");
+    let server = JwksServer::start(vec![key.jwk.clone()]).await;
+    server.pad(300 * 1024);
+    let verifier = verifier_for(&server).await;
+    match verifier.verify(&key.sign(&claims(&server.issuer))).await {
+        Err(TokenError::Unavailable(reason)) => {
+            assert!(reason.contains("larger than"), "{reason}");
+        }
+        other => panic!("expected the keys to be refused as too large, got {other:?}"),
+    }
 }

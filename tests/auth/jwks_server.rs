@@ -1,16 +1,23 @@
 //! An authorization server's public face for the tests, on 127.0.0.1: its
 //! RFC 8414 metadata and a JWKS of signing keys the test generates (ES256),
-//! with the published keys changeable and their fetches counted. Tokens are
+//! with the published keys changeable, their fetches counted, and the keys'
+//! answer slowed or padded on demand. Tokens are
 //! signed with [`Key::sign`]. Both crates' tests include this file with
 //! `#[path]` (`mcp-runtime/tests/auth_jwt.rs`, `examples/tests/`), so the
 //! JWT tests of the runtime and of the example share one generator.
 
-#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
@@ -55,6 +62,10 @@ pub struct JwksServer {
     pub issuer: String,
     keys: Arc<Mutex<Vec<Jwk>>>,
     fetches: Arc<AtomicUsize>,
+    /// How long the keys' answer waits before it is sent.
+    delay: Arc<Mutex<Duration>>,
+    /// Bytes of filler added to the keys' answer.
+    padding: Arc<AtomicUsize>,
 }
 
 impl JwksServer {
@@ -65,6 +76,8 @@ impl JwksServer {
         let issuer = format!("http://{addr}/");
         let keys = Arc::new(Mutex::new(published));
         let fetches = Arc::new(AtomicUsize::new(0));
+        let delay = Arc::new(Mutex::new(Duration::ZERO));
+        let padding = Arc::new(AtomicUsize::new(0));
         let metadata = json!({
             "issuer": issuer,
             "jwks_uri": format!("http://{addr}/jwks"),
@@ -72,6 +85,7 @@ impl JwksServer {
             "token_endpoint": format!("http://{addr}/token"),
         });
         let (served_keys, counted) = (Arc::clone(&keys), Arc::clone(&fetches));
+        let (slowed, padded) = (Arc::clone(&delay), Arc::clone(&padding));
         let app = axum::Router::new()
             .route(
                 "/.well-known/oauth-authorization-server",
@@ -87,7 +101,16 @@ impl JwksServer {
                     let set = JwkSet {
                         keys: served_keys.lock().unwrap().clone(),
                     };
-                    async move { axum::Json(serde_json::to_value(set).unwrap()) }
+                    let mut answer = serde_json::to_value(set).unwrap();
+                    let filler = padded.load(Ordering::SeqCst);
+                    if filler > 0 {
+                        answer["padding"] = json!("x".repeat(filler));
+                    }
+                    let delay = *slowed.lock().unwrap();
+                    async move {
+                        tokio::time::sleep(delay).await;
+                        axum::Json(answer)
+                    }
                 }),
             );
         tokio::spawn(async move { axum::serve(listener, app).await });
@@ -95,7 +118,19 @@ impl JwksServer {
             issuer,
             keys,
             fetches,
+            delay,
+            padding,
         }
+    }
+
+    /// Makes every later answer with the keys wait `delay` first.
+    pub fn slow_down(&self, delay: Duration) {
+        *self.delay.lock().unwrap() = delay;
+    }
+
+    /// Adds `bytes` of filler to every later answer with the keys.
+    pub fn pad(&self, bytes: usize) {
+        self.padding.store(bytes, Ordering::SeqCst);
     }
 
     /// Publishes one more key.

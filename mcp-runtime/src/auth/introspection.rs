@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{DEFAULT_FETCH_TIMEOUT, DEFAULT_LEEWAY, ProtectedResource, TokenError, parse_scopes};
-use super::{TokenVerifier, jwt::MAX_JWKS_BYTES};
+use super::{TokenVerifier, fetch::body_within_limit};
 use crate::BoxFuture;
 use crate::server::Caller;
 
@@ -145,14 +145,9 @@ impl IntrospectionVerifier {
                 "introspection answered HTTP {status}"
             )));
         }
-        let bytes = response.bytes().await.map_err(|e| {
+        let bytes = body_within_limit(response).await.map_err(|e| {
             TokenError::Unavailable(format!("introspection at {}: {e}", self.endpoint))
         })?;
-        if bytes.len() > MAX_JWKS_BYTES {
-            return Err(TokenError::Unavailable(
-                "the introspection answer is too large".to_owned(),
-            ));
-        }
         serde_json::from_slice(&bytes).map_err(|e| {
             TokenError::Unavailable(format!(
                 "the introspection answer is not RFC 7662 JSON: {e}"

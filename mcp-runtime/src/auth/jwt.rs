@@ -6,8 +6,11 @@ use std::time::{Duration, Instant};
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde::Deserialize;
+use std::sync::{Arc, PoisonError, RwLock};
+
 use tokio::sync::Mutex;
 
+use super::fetch::body_within_limit;
 use super::{ProtectedResource, TokenError, TokenVerifier, parse_scopes};
 use crate::BoxFuture;
 use crate::server::Caller;
@@ -22,8 +25,6 @@ pub const MIN_REFETCH_INTERVAL: Duration = Duration::from_secs(10);
 /// The default bound on one fetch of the authorization server's metadata
 /// or keys.
 pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
-/// The largest key set (or introspection answer) accepted, in bytes.
-pub(super) const MAX_JWKS_BYTES: usize = 256 * 1024;
 
 /// Verifies JWT access tokens (RFC 9068) issued by one authorization
 /// server for one protected resource: the signature with the server's
@@ -52,13 +53,22 @@ pub struct JwtVerifier {
     keys_max_age: Duration,
     refetch_interval: Duration,
     http: reqwest::Client,
-    keys: Mutex<Keys>,
+    /// The keys as last fetched; read by every verification, written only
+    /// by the one holding `fetching`.
+    keys: RwLock<Keys>,
+    /// Held while the keys are fetched, so one fetch runs at a time and
+    /// verifications with a cached key never wait for it.
+    fetching: Mutex<()>,
 }
 
 /// The keys as last fetched.
+#[derive(Clone)]
 struct Keys {
-    set: JwkSet,
+    set: Arc<JwkSet>,
+    /// When `set` was fetched; `None` before the first success.
     fetched: Option<Instant>,
+    /// When a fetch was last tried, successful or not.
+    attempted: Option<Instant>,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -125,10 +135,12 @@ impl JwtVerifier {
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
-            keys: Mutex::new(Keys {
-                set: JwkSet { keys: Vec::new() },
+            keys: RwLock::new(Keys {
+                set: Arc::new(JwkSet { keys: Vec::new() }),
                 fetched: None,
+                attempted: None,
             }),
+            fetching: Mutex::new(()),
         }
     }
 
@@ -218,51 +230,87 @@ impl JwtVerifier {
         if !response.status().is_success() {
             return Err(format!("GET {url}: HTTP {}", response.status()));
         }
-        let body = response
-            .bytes()
+        let body = body_within_limit(response)
             .await
             .map_err(|e| format!("GET {url}: {e}"))?;
-        if body.len() > MAX_JWKS_BYTES {
-            return Err(format!(
-                "GET {url}: {} bytes, more than accepted",
-                body.len()
-            ));
-        }
         serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not the JSON expected: {e}"))
     }
 
     /// The key `kid` (or the only key, when the token names none): from
     /// the cache, or fetched again when it is unknown (at most once per
-    /// refetch interval) or the cache is old.
+    /// refetch interval) or the cache is old. A verification whose key is
+    /// cached never waits for a fetch: while one runs, an old cache still
+    /// serves the keys it has.
     async fn key(&self, kid: Option<&str>) -> Result<DecodingKey, TokenError> {
-        let mut keys = self.keys.lock().await;
-        let stale = keys
-            .fetched
-            .is_none_or(|at| at.elapsed() >= self.keys_max_age);
-        let unknown = find(&keys.set, kid).is_none();
-        let may_refetch = keys
-            .fetched
-            .is_none_or(|at| at.elapsed() >= self.refetch_interval);
-        if stale || (unknown && may_refetch) {
-            match self.fetch_json::<JwkSet>(&self.jwks_uri).await {
-                Ok(set) => {
-                    keys.set = set;
-                    keys.fetched = Some(Instant::now());
-                }
-                Err(error) if keys.fetched.is_none() => {
-                    return Err(TokenError::Unavailable(error));
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "could not fetch the authorization server's keys again");
-                }
+        let cached = self.cached();
+        if !self.wants_fetch(&cached, kid) {
+            return decoding_key(&cached.set, kid);
+        }
+        let gate = match self.fetching.try_lock() {
+            Ok(gate) => gate,
+            // Another verification is fetching: use what is cached when it
+            // has the key, and wait for the fetch only when it has not.
+            Err(_) if find(&cached.set, kid).is_some() => return decoding_key(&cached.set, kid),
+            Err(_) => self.fetching.lock().await,
+        };
+        // The fetch that just ended may have brought the key.
+        let cached = self.cached();
+        if !self.wants_fetch(&cached, kid) {
+            return decoding_key(&cached.set, kid);
+        }
+        let fetched = self.fetch_json::<JwkSet>(&self.jwks_uri).await;
+        let now = Some(Instant::now());
+        let mut slot = self.keys.write().unwrap_or_else(PoisonError::into_inner);
+        slot.attempted = now;
+        match fetched {
+            Ok(set) => {
+                slot.set = Arc::new(set);
+                slot.fetched = now;
+            }
+            Err(error) if slot.fetched.is_none() => return Err(TokenError::Unavailable(error)),
+            // The keys cached still serve; the failed attempt counts, so
+            // tokens naming unknown keys cannot turn an unreachable server
+            // into a fetch loop.
+            Err(error) => {
+                tracing::warn!(%error, "could not fetch the authorization server's keys again");
             }
         }
-        let jwk = find(&keys.set, kid).ok_or_else(|| {
-            TokenError::Invalid(format!("no published key {kid:?} signs this token"))
-        })?;
-        DecodingKey::from_jwk(jwk)
-            .map_err(|e| TokenError::Invalid(format!("the published key {kid:?} is unusable: {e}")))
+        let cached = slot.clone();
+        drop(slot);
+        drop(gate);
+        decoding_key(&cached.set, kid)
     }
+
+    /// The keys as last fetched.
+    fn cached(&self) -> Keys {
+        self.keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether the keys must be fetched for `kid`: always before the first
+    /// success; afterwards when they are old or lack `kid`, at most once
+    /// per refetch interval.
+    fn wants_fetch(&self, keys: &Keys, kid: Option<&str>) -> bool {
+        let Some(fetched) = keys.fetched else {
+            return true;
+        };
+        let stale = fetched.elapsed() >= self.keys_max_age;
+        let unknown = find(&keys.set, kid).is_none();
+        let may = keys
+            .attempted
+            .is_none_or(|at| at.elapsed() >= self.refetch_interval);
+        (stale || unknown) && may
+    }
+}
+
+/// The decoding key for `kid` in `set`, or why the token cannot be checked.
+fn decoding_key(set: &JwkSet, kid: Option<&str>) -> Result<DecodingKey, TokenError> {
+    let jwk = find(set, kid)
+        .ok_or_else(|| TokenError::Invalid(format!("no published key {kid:?} signs this token")))?;
+    DecodingKey::from_jwk(jwk)
+        .map_err(|e| TokenError::Invalid(format!("the published key {kid:?} is unusable: {e}")))
 }
 
 /// The key named `kid`, or the only key when `kid` is `None`.
