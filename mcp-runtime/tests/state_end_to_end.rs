@@ -17,7 +17,7 @@ use mcp_runtime::schema::{
     ElicitRequestedSchema, GetPromptResult, InputRequest, JsonObject, McpError,
     PrimitiveSchemaDefinition, Prompt, PromptArgument, PromptMessage, Tool,
 };
-use mcp_runtime::server::{Ask, Context, Outcome, PromptHandler, Server, ToolHandler};
+use mcp_runtime::server::{Ask, Context, Outcome, Outcomes, PromptHandler, Server, ToolHandler};
 use mcp_runtime::state::{
     Binding, InMemoryReplayGuard, ManualClock, RequestStateSigner, SigningKey,
 };
@@ -304,8 +304,18 @@ impl Fixture {
         signer: RequestStateSigner,
         guard: Option<InMemoryReplayGuard>,
     ) -> Server {
+        self.server_with(signer, guard, Outcomes::default())
+    }
+
+    fn server_with(
+        &self,
+        signer: RequestStateSigner,
+        guard: Option<InMemoryReplayGuard>,
+        outcomes: Outcomes,
+    ) -> Server {
         let mut builder = Server::builder("state-e2e", "1.0.0")
             .request_state_signer(signer)
+            .outcomes(outcomes)
             .tool(Deploy {
                 name: self.tool.clone(),
                 runs: Arc::clone(&self.runs),
@@ -763,17 +773,22 @@ async fn with_a_replay_guard_a_state_works_once() {
         let mut client = Client::connect(kind, server).await;
         let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
 
-        deployed_tool(
-            &client
-                .send(call(&fixture.tool, "staging", Some(&state)))
-                .await,
-            "staging",
-        );
-        assert_eq!(fixture.runs(), 2);
-        let refused = client
+        let first = client
             .send(call(&fixture.tool, "staging", Some(&state)))
             .await;
-        assert_refused(&refused);
+        deployed_tool(&first, "staging");
+        assert_eq!(fixture.runs(), 2);
+        // The same retry again (its answer lost, say): the recorded answer,
+        // and the handler does not run again.
+        let again = client
+            .send(call(&fixture.tool, "staging", Some(&state)))
+            .await;
+        assert_eq!(again["result"], first["result"]);
+        assert_eq!(fixture.runs(), 2, "the handler did not run again");
+        // The same state with other answers: refused.
+        let mut changed = call(&fixture.tool, "staging", Some(&state));
+        changed["params"]["inputResponses"] = json!({"confirm": {"action": "decline"}});
+        assert_refused(&client.send(changed).await);
         assert_eq!(fixture.runs(), 2, "the handler did not run again");
         assert_refusal_logged(&fixture.tool, "already used");
 
@@ -786,6 +801,31 @@ async fn with_a_replay_guard_a_state_works_once() {
                 .await,
             "staging",
         );
+    }
+}
+
+#[tokio::test]
+async fn with_the_outcome_record_off_a_second_use_is_refused() {
+    logs();
+    for kind in KINDS {
+        let clock = ManualClock::at(1_000_000);
+        let fixture = Fixture::new(&kind.label("replay-off"));
+        let guard = InMemoryReplayGuard::with_clock(clock.clone());
+        let server = fixture.server_with(signer_on(8, &clock), Some(guard), Outcomes::off());
+        let mut client = Client::connect(kind, server).await;
+        let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
+        deployed_tool(
+            &client
+                .send(call(&fixture.tool, "staging", Some(&state)))
+                .await,
+            "staging",
+        );
+        let refused = client
+            .send(call(&fixture.tool, "staging", Some(&state)))
+            .await;
+        assert_refused(&refused);
+        assert_eq!(fixture.runs(), 2, "the handler did not run again");
+        assert_refusal_logged(&fixture.tool, "already used");
     }
 }
 

@@ -55,6 +55,7 @@ pub struct ServerBuilder {
     methods: Vec<Arc<dyn MethodHandler>>,
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
+    outcomes: super::Outcomes,
     shared: super::registry::SharedValues,
     legacy: super::LegacyClients,
     bridge: super::Bridge,
@@ -76,6 +77,7 @@ impl ServerBuilder {
             methods: Vec::new(),
             signer: None,
             replay_guard: None,
+            outcomes: super::Outcomes::default(),
             shared: Default::default(),
             legacy: super::LegacyClients::default(),
             bridge: super::Bridge::default(),
@@ -189,6 +191,21 @@ impl ServerBuilder {
     /// (`RedisReplayGuard`) covers a fleet and restarts.
     pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
         self.replay_guard = Some(Arc::new(guard));
+        self
+    }
+
+    /// How the answer of the round that consumed a state is kept for its
+    /// duplicates, with a replay guard ([`Outcomes::default`]: on, answers
+    /// up to 64 KiB; [`Outcomes::off`] refuses every duplicate). A retry
+    /// whose answer was lost gets the recorded answer again without the
+    /// handler running twice; a retry with other `inputResponses` gets
+    /// the fixed `-32602`.
+    ///
+    /// [`Outcomes`]: super::Outcomes
+    /// [`Outcomes::default`]: super::Outcomes::default
+    /// [`Outcomes::off`]: super::Outcomes::off
+    pub fn outcomes(mut self, outcomes: super::Outcomes) -> Self {
+        self.outcomes = outcomes;
         self
     }
 
@@ -353,6 +370,7 @@ impl ServerBuilder {
             methods,
             signer: self.signer,
             replay_guard: self.replay_guard,
+            outcomes: self.outcomes,
             shared: Arc::new(self.shared),
             changes: super::ChangeNotifier::new(),
             closing: super::subscriptions::Closing::new(),

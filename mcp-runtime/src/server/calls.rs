@@ -1,7 +1,7 @@
 //! The methods that run the application's handlers. `tools/call`,
 //! `prompts/get` and `resources/read` may ask for input: each takes the
 //! round's answers and echoed state and runs its handler in [`rounds`],
-//! which passes the state gate ([`state_gate::open`]) before the handler
+//! which passes the state gate ([`state_gate::open_round`]) before the handler
 //! runs and finishes what it returns ([`finish_outcome`], which signs
 //! through [`state_gate::seal`]); for a 2025-era client it bridges the
 //! rounds instead ([`bridge::next_round`]).
@@ -19,6 +19,7 @@ use super::incoming::RoundTrip;
 use super::input_required::finish_outcome;
 use super::methods::Call;
 use super::registry::Registry;
+use super::state_gate::Opened;
 use super::{
     Context, MethodHandler, Outcome, ReceiveContext, TaskSupport, headers, state_gate, tasks,
 };
@@ -221,11 +222,29 @@ async fn rounds<'h, R: Bridged>(
 ) -> Result<String, McpError> {
     let mut round = 0;
     loop {
-        state_gate::open(registry, binding, &mut data).await?;
+        let ticket = match state_gate::open_round(registry, binding, &mut data).await? {
+            Opened::Run(ticket) => ticket,
+            Opened::Replayed(answer) => return answer,
+        };
         let (ctx, request) = Context::shared_with(data);
-        let ask = match run(ctx).await? {
-            Outcome::InputRequired(ask) if request.legacy => ask,
-            outcome => return finish_outcome(registry, outcome, &request),
+        let outcome = run(ctx).await;
+        let ask = match outcome {
+            Ok(Outcome::InputRequired(ask)) if request.legacy => {
+                // The bridge asks the client itself: no answer goes out to
+                // repeat for a duplicate.
+                if let Some(ticket) = ticket {
+                    ticket.record(None).await;
+                }
+                ask
+            }
+            outcome => {
+                let answer =
+                    outcome.and_then(|outcome| finish_outcome(registry, outcome, &request));
+                if let Some(ticket) = ticket {
+                    ticket.record(Some(&answer)).await;
+                }
+                return answer;
+            }
         };
         round += 1;
         data = match bridge::next_round(registry, ask, &request, round).await {

@@ -94,6 +94,8 @@ pub(crate) struct Registry {
     pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
     pub(crate) signer: Option<RequestStateSigner>,
     pub(crate) replay_guard: Option<Arc<dyn ReplayGuard>>,
+    /// How the answers of consumed states are kept (with a replay guard).
+    pub(crate) outcomes: super::Outcomes,
     pub(crate) shared: Arc<SharedValues>,
     pub(crate) changes: super::ChangeNotifier,
     pub(crate) closing: super::subscriptions::Closing,

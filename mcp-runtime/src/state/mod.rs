@@ -25,5 +25,8 @@ pub use keys::{MIN_SECRET_BYTES, SigningKey};
 pub(crate) use redis::lazy_connection;
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayGuard};
-pub use replay::{InMemoryReplayGuard, ReplayError, ReplayGuard, default_replay_capacity};
+pub use replay::{
+    DEFAULT_OUTCOME_BUDGET, InMemoryReplayGuard, ReplayError, ReplayGuard, RoundClaim,
+    default_replay_capacity,
+};
 pub use signer::{DEFAULT_TTL_SECONDS, MAX_STATE_BYTES, RequestStateSigner, VerifiedState};

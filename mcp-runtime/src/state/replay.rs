@@ -51,7 +51,65 @@ pub trait ReplayGuard: Send + Sync + 'static {
         fingerprint: &'a [u8; 32],
         expires_at: u64,
     ) -> BoxFuture<'a, Result<bool, ReplayError>>;
+
+    /// Claims `fingerprint` for a round whose answers digest to `answers`,
+    /// keeping room for the round's outcome: [`RoundClaim::First`] the
+    /// first time (the caller runs the round, then calls
+    /// [`record_outcome`](Self::record_outcome)); later, the recorded
+    /// outcome for the same answers, [`RoundClaim::Running`] while the
+    /// first is still running, and [`RoundClaim::Refused`] for other
+    /// answers or when no outcome was recorded. Must be atomic.
+    ///
+    /// The default keeps no outcomes: it is [`claim`](Self::claim), and
+    /// every later use is refused.
+    fn claim_round<'a>(
+        &'a self,
+        fingerprint: &'a [u8; 32],
+        answers: &'a [u8; 32],
+        expires_at: u64,
+    ) -> BoxFuture<'a, Result<RoundClaim, ReplayError>> {
+        let _ = answers;
+        Box::pin(async move {
+            Ok(match self.claim(fingerprint, expires_at).await? {
+                true => RoundClaim::First,
+                false => RoundClaim::Refused,
+            })
+        })
+    }
+
+    /// Records the outcome of the round that claimed `fingerprint` with
+    /// [`claim_round`](Self::claim_round), until `expires_at`: `Some`
+    /// bytes to hand to duplicates, or `None` when there is none to keep
+    /// (later uses are then refused). `Ok(false)` when the guard did not
+    /// keep it (no room); the default keeps nothing.
+    fn record_outcome<'a>(
+        &'a self,
+        fingerprint: &'a [u8; 32],
+        outcome: Option<&'a [u8]>,
+        expires_at: u64,
+    ) -> BoxFuture<'a, Result<bool, ReplayError>> {
+        let _ = (fingerprint, outcome, expires_at);
+        Box::pin(std::future::ready(Ok(false)))
+    }
 }
+
+/// What a round's claim found (see [`ReplayGuard::claim_round`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoundClaim {
+    /// The state's first use: run the round and record its outcome.
+    First,
+    /// Used before with the same answers: the first use's outcome.
+    Recorded(Vec<u8>),
+    /// Used before with the same answers, and that round is still running.
+    Running,
+    /// Used before with other answers, or without an outcome kept.
+    Refused,
+}
+
+/// The default most bytes of outcomes an [`InMemoryReplayGuard`] keeps at
+/// once (64 MiB): past it, outcomes are not kept and their duplicates are
+/// refused.
+pub const DEFAULT_OUTCOME_BUDGET: usize = 64 << 20;
 
 /// A replay guard in this process's memory.
 ///
@@ -69,10 +127,43 @@ pub struct InMemoryReplayGuard {
     seen: Mutex<Seen>,
     clock: Arc<dyn Clock>,
     capacity: usize,
+    outcome_budget: usize,
+}
+
+/// A remembered state: until when, and what is kept of its first use.
+struct Entry {
+    expiry: u64,
+    kept: Kept,
+}
+
+enum Kept {
+    /// Claimed with [`ReplayGuard::claim`]: nothing kept.
+    Claimed,
+    /// Claimed for a round with these answers, which is still running.
+    Running { answers: [u8; 32] },
+    /// The round with these answers ended with this outcome.
+    Done {
+        answers: [u8; 32],
+        outcome: Arc<[u8]>,
+    },
+    /// The round ended without an outcome to keep.
+    Unrecorded,
+}
+
+impl Entry {
+    /// The bytes of outcome it holds.
+    fn outcome_len(&self) -> usize {
+        match &self.kept {
+            Kept::Done { outcome, .. } => outcome.len(),
+            _ => 0,
+        }
+    }
 }
 
 struct Seen {
-    entries: HashMap<[u8; 32], u64>,
+    entries: HashMap<[u8; 32], Entry>,
+    /// The bytes of outcome the entries hold.
+    outcome_bytes: usize,
     /// The size at which expired entries are swept next.
     sweep_at: usize,
     /// No entry expires before this (the last sweep's earliest, lowered by
@@ -120,12 +211,21 @@ impl InMemoryReplayGuard {
         Self {
             seen: Mutex::new(Seen {
                 entries: HashMap::new(),
+                outcome_bytes: 0,
                 sweep_at: 1024,
                 next_expiry: 0,
             }),
             clock,
             capacity: default_replay_capacity(),
+            outcome_budget: DEFAULT_OUTCOME_BUDGET,
         }
+    }
+
+    /// The most bytes of round outcomes kept at once
+    /// ([`DEFAULT_OUTCOME_BUDGET`]); 0 keeps none.
+    pub fn outcome_budget(mut self, bytes: usize) -> Self {
+        self.outcome_budget = bytes;
+        self
     }
 
     /// The most unexpired states remembered at once (at least 1).
@@ -153,13 +253,17 @@ impl Seen {
     /// Drops the entries expired at `now`; notes the earliest expiry left.
     fn sweep(&mut self, now: u64) {
         let mut earliest = u64::MAX;
-        self.entries.retain(|_, expiry| {
-            let keep = *expiry > now;
+        let mut freed = 0;
+        self.entries.retain(|_, entry| {
+            let keep = entry.expiry > now;
             if keep {
-                earliest = earliest.min(*expiry);
+                earliest = earliest.min(entry.expiry);
+            } else {
+                freed += entry.outcome_len();
             }
             keep
         });
+        self.outcome_bytes = self.outcome_bytes.saturating_sub(freed);
         self.next_expiry = earliest;
         self.sweep_at = (self.entries.len() * 2).max(1024);
     }
@@ -179,6 +283,37 @@ impl fmt::Debug for InMemoryReplayGuard {
     }
 }
 
+impl Seen {
+    /// Makes room for a new entry at `now`: sweeps when due. `Err` when the
+    /// guard is full of unexpired entries.
+    fn make_room(&mut self, now: u64, capacity: usize) -> Result<(), ReplayError> {
+        let full = self.entries.len() >= capacity;
+        if self.entries.len() >= self.sweep_at || (full && now >= self.next_expiry) {
+            self.sweep(now);
+        }
+        if self.entries.len() >= capacity {
+            return Err(ReplayError::Full { capacity });
+        }
+        Ok(())
+    }
+
+    /// Remembers `fingerprint` until `expiry`, replacing an expired entry.
+    fn insert(&mut self, fingerprint: [u8; 32], expiry: u64, kept: Kept) {
+        let entry = Entry { expiry, kept };
+        if let Some(old) = self.entries.insert(fingerprint, entry) {
+            self.outcome_bytes = self.outcome_bytes.saturating_sub(old.outcome_len());
+        }
+        self.next_expiry = self.next_expiry.min(expiry);
+    }
+
+    /// The unexpired entry of `fingerprint`.
+    fn live(&self, fingerprint: &[u8; 32], now: u64) -> Option<&Entry> {
+        self.entries
+            .get(fingerprint)
+            .filter(|entry| entry.expiry > now)
+    }
+}
+
 impl ReplayGuard for InMemoryReplayGuard {
     fn claim<'a>(
         &'a self,
@@ -187,24 +322,68 @@ impl ReplayGuard for InMemoryReplayGuard {
     ) -> BoxFuture<'a, Result<bool, ReplayError>> {
         let now = self.clock.now();
         let mut seen = self.lock();
-        let full = seen.entries.len() >= self.capacity;
-        if seen.entries.len() >= seen.sweep_at || (full && now >= seen.next_expiry) {
-            seen.sweep(now);
-        }
-        let outcome = match seen.entries.get(fingerprint) {
-            Some(expiry) if *expiry > now => Ok(false),
-            // Expired: claimed again in its own place.
-            Some(_) => Ok(true),
-            None if seen.entries.len() >= self.capacity => Err(ReplayError::Full {
-                capacity: self.capacity,
-            }),
-            None => Ok(true),
+        let outcome = if seen.live(fingerprint, now).is_some() {
+            Ok(false)
+        } else {
+            seen.make_room(now, self.capacity).map(|()| {
+                seen.insert(*fingerprint, expires_at, Kept::Claimed);
+                true
+            })
         };
-        if outcome == Ok(true) {
-            seen.entries.insert(*fingerprint, expires_at);
-            seen.next_expiry = seen.next_expiry.min(expires_at);
-        }
         Box::pin(std::future::ready(outcome))
+    }
+
+    fn claim_round<'a>(
+        &'a self,
+        fingerprint: &'a [u8; 32],
+        answers: &'a [u8; 32],
+        expires_at: u64,
+    ) -> BoxFuture<'a, Result<RoundClaim, ReplayError>> {
+        let now = self.clock.now();
+        let mut seen = self.lock();
+        let claim = match seen.live(fingerprint, now).map(|entry| &entry.kept) {
+            Some(Kept::Running { answers: first }) if first == answers => Ok(RoundClaim::Running),
+            Some(Kept::Done {
+                answers: first,
+                outcome,
+            }) if first == answers => Ok(RoundClaim::Recorded(outcome.to_vec())),
+            Some(_) => Ok(RoundClaim::Refused),
+            None => seen.make_room(now, self.capacity).map(|()| {
+                let kept = Kept::Running { answers: *answers };
+                seen.insert(*fingerprint, expires_at, kept);
+                RoundClaim::First
+            }),
+        };
+        Box::pin(std::future::ready(claim))
+    }
+
+    fn record_outcome<'a>(
+        &'a self,
+        fingerprint: &'a [u8; 32],
+        outcome: Option<&'a [u8]>,
+        _expires_at: u64,
+    ) -> BoxFuture<'a, Result<bool, ReplayError>> {
+        let mut seen = self.lock();
+        let room = self.outcome_budget.saturating_sub(seen.outcome_bytes);
+        let mut kept = false;
+        let mut added = 0;
+        if let Some(entry) = seen.entries.get_mut(fingerprint)
+            && let Kept::Running { answers } = entry.kept
+        {
+            entry.kept = match outcome {
+                Some(outcome) if outcome.len() <= room => {
+                    kept = true;
+                    added = outcome.len();
+                    Kept::Done {
+                        answers,
+                        outcome: Arc::from(outcome),
+                    }
+                }
+                _ => Kept::Unrecorded,
+            };
+        }
+        seen.outcome_bytes += added;
+        Box::pin(std::future::ready(Ok(kept)))
     }
 }
 
@@ -220,5 +399,72 @@ mod tests {
         assert_eq!(mem_total_bytes(""), None);
         let capacity = default_replay_capacity();
         assert!(((1 << 16)..=(1 << 24)).contains(&capacity), "{capacity}");
+    }
+
+    fn block_on<T>(future: BoxFuture<'_, T>) -> T {
+        // The in-memory guard's futures are ready at once.
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        let mut future = future;
+        match future.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(value) => value,
+            std::task::Poll::Pending => panic!("the in-memory guard never waits"),
+        }
+    }
+
+    #[test]
+    fn a_round_is_claimed_once_and_its_outcome_handed_to_duplicates() {
+        let clock = Arc::new(crate::state::ManualClock::at(100));
+        let guard = InMemoryReplayGuard::with_clock(clock.clone()).outcome_budget(10);
+        let (state, answers, other) = ([1u8; 32], [2u8; 32], [3u8; 32]);
+        let claim = |answers| block_on(guard.claim_round(&state, answers, 200));
+        assert_eq!(claim(&answers), Ok(RoundClaim::First));
+        assert_eq!(claim(&answers), Ok(RoundClaim::Running));
+        assert_eq!(claim(&other), Ok(RoundClaim::Refused));
+        assert_eq!(
+            block_on(guard.record_outcome(&state, Some(b"answer"), 200)),
+            Ok(true)
+        );
+        assert_eq!(
+            claim(&answers),
+            Ok(RoundClaim::Recorded(b"answer".to_vec()))
+        );
+        assert_eq!(claim(&other), Ok(RoundClaim::Refused));
+        // A plain claim of a state used for a round is a replay.
+        assert_eq!(block_on(guard.claim(&state, 200)), Ok(false));
+
+        // Past the budget (10 bytes, 6 used), an outcome is not kept, and
+        // its duplicates are refused.
+        let second = [4u8; 32];
+        assert_eq!(
+            block_on(guard.claim_round(&second, &answers, 200)),
+            Ok(RoundClaim::First)
+        );
+        assert_eq!(
+            block_on(guard.record_outcome(&second, Some(b"too long"), 200)),
+            Ok(false)
+        );
+        assert_eq!(
+            block_on(guard.claim_round(&second, &answers, 200)),
+            Ok(RoundClaim::Refused)
+        );
+
+        // Expiry frees the outcome's bytes and the state.
+        clock.advance(150);
+        let third = [5u8; 32];
+        for fingerprint in [&third, &state] {
+            assert_eq!(
+                block_on(guard.claim_round(fingerprint, &answers, 400)),
+                Ok(RoundClaim::First)
+            );
+        }
+        let mut seen = guard.lock();
+        seen.sweep(clock.now());
+        assert_eq!(seen.outcome_bytes, 0);
+        drop(seen);
+        assert_eq!(
+            block_on(guard.record_outcome(&third, Some(b"0123456789"), 400)),
+            Ok(true)
+        );
     }
 }
