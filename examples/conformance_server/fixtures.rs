@@ -2,13 +2,13 @@
 //! specification's inventory (spec §8.2), registered by name, and those
 //! only the 2025-11-25 scenarios call. The fixtures themselves are written
 //! with the DSL in `tools.rs`, `prompts.rs`, `resources.rs`,
-//! `input_required.rs`, `legacy.rs` and `tasks.rs`.
+//! `input_required.rs`, `legacy.rs`, `tasks.rs` and `exactly_once.rs`.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::ServerBuilder;
 use mcp_runtime::state::RequestStateSigner;
 
-use crate::{input_required, legacy, prompts, resources, tasks, tools};
+use crate::{exactly_once, input_required, legacy, prompts, resources, tasks, tools};
 
 /// A 1x1 transparent PNG, base64.
 pub(crate) const PNG_1X1: &str =
@@ -46,6 +46,9 @@ pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
         .tool(input_required::test_input_required_result_multi_round {})
         .tool(input_required::test_input_required_result_tampered_state {})
         .tool(input_required::test_input_required_result_capabilities {})
+        // The outcome record's (a final round that runs once).
+        .handler::<exactly_once::test_exactly_once_deploy>()
+        .handler::<exactly_once::test_deploy_count>()
         // Only the 2025-11-25 scenarios call these (the asking ones through
         // the bridge there, as input-required rounds in 2026-07-28).
         .tool(legacy::test_tool_with_logging {})

@@ -29,7 +29,7 @@ pub(crate) struct NameForm {
 #[derive(ElicitForm)]
 pub(crate) struct ConfirmForm {
     /// Confirm?
-    ok: bool,
+    pub(crate) ok: bool,
 }
 
 /// Asks for a favourite colour.

@@ -24,6 +24,8 @@
 //!                               forgets on restart: use --redis for that and for a fleet)
 //!   --redis URL                 accept each state once across every instance using
 //!                               this Redis (e.g. redis://127.0.0.1:6379); fails closed
+//!   --max-outcome-bytes N       with single use, the largest answer kept for a retry of
+//!                               the same state and answers (default 65536)
 //!
 //! TASK OPTIONS (the tasks extension)
 //!   --tasks-redis URL           keep task records in this Redis, so every instance using
@@ -46,6 +48,7 @@
 //! once it accepts connections. Logs go to stderr (`RUST_LOG` filters them).
 //! The fixtures live in `fixtures.rs` and the modules it registers.
 
+mod exactly_once;
 mod fixtures;
 mod input_required;
 mod legacy;
@@ -59,7 +62,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_runtime::auth::{IntrospectionVerifier, JwtVerifier, ProtectedResource};
-use mcp_runtime::server::{RedisTaskStore, Server, Tasks};
+use mcp_runtime::server::{Outcomes, RedisTaskStore, Server, Tasks};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
 };
@@ -70,7 +73,7 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      [--max-connections N] [--max-sessions N] [--session-idle-timeout-ms N] \
                      | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
-                     [--single-use] [--redis URL] \
+                     [--single-use] [--redis URL] [--max-outcome-bytes N] \
                      [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N] \
                      [--protect ISSUER [--public-url URL] [--introspection-url URL] \
                      [--required-scope SCOPE]...]";
@@ -153,6 +156,8 @@ struct Options {
     verify_keys: Vec<Vec<u8>>,
     state_ttl: u64,
     single_use: SingleUse,
+    /// `--max-outcome-bytes`.
+    max_outcome_bytes: Option<usize>,
     tasks: TaskOptions,
     protect: Option<Protect>,
 }
@@ -233,6 +238,7 @@ fn parse_args() -> Result<Options, String> {
     let mut verify_keys = Vec::new();
     let mut state_ttl = DEFAULT_STATE_TTL;
     let mut single_use = SingleUse::Off;
+    let mut max_outcome_bytes = None;
     let mut tasks = TaskOptions::default();
     let mut protect: Option<Protect> = None;
     let (mut public_url, mut introspection, mut scopes) = (None, None, Vec::new());
@@ -293,6 +299,7 @@ fn parse_args() -> Result<Options, String> {
                 let url = args.next().ok_or("--redis needs a URL")?;
                 single_use = SingleUse::Redis(url);
             }
+            "--max-outcome-bytes" => max_outcome_bytes = Some(number(&arg, &mut args)?),
             "--state-ttl" => {
                 let value = args.next().ok_or("--state-ttl needs a number of seconds")?;
                 state_ttl = match value.parse() {
@@ -329,6 +336,7 @@ fn parse_args() -> Result<Options, String> {
         verify_keys,
         state_ttl,
         single_use,
+        max_outcome_bytes,
         tasks,
         protect: match protect {
             Some(protect) => Some(Protect {
@@ -396,7 +404,10 @@ fn signer(options: &Options) -> Result<RequestStateSigner, String> {
 
 /// The server, with the replay guard `options` ask for.
 async fn server(options: &Options, signer: RequestStateSigner) -> Result<Server, String> {
-    let builder = fixtures::server(signer).tasks(options.tasks.tasks()?);
+    let mut builder = fixtures::server(signer).tasks(options.tasks.tasks()?);
+    if let Some(bytes) = options.max_outcome_bytes {
+        builder = builder.outcomes(Outcomes::default().max_bytes(bytes));
+    }
     let builder = match &options.single_use {
         SingleUse::Off => builder,
         SingleUse::InMemory => builder.replay_guard(InMemoryReplayGuard::new()),

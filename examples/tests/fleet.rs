@@ -2,8 +2,13 @@
 //! behind a load balancer, over HTTP on 127.0.0.1:
 //! - a state minted by one instance completes on the other;
 //! - single use across the fleet with Redis (`--redis`): a state consumed on
-//!   one instance is refused on both, even when two retries race; with
-//!   Redis stopped, both refuse, and the flow completes once it is back;
+//!   one instance runs once; a duplicate retry with the same answers gets
+//!   the recorded answer on either instance, one with other answers is
+//!   refused on both; with Redis stopped, both refuse, and the flow
+//!   completes once it is back;
+//! - the outcome record: a final answer lost when its client leaves is
+//!   answered again by the other instance, 50 racing duplicates run the
+//!   deploy once, and an answer above the limit is not kept;
 //! - single use in memory (`--single-use`) only covers one process;
 //! - rolling a key through the fleet in the documented order loses no
 //!   in-flight flow, and the wrong order does;
@@ -41,6 +46,9 @@ const CONFIRMED: &str = "state-ok: the requestState verified; ok = true.";
 /// A three-step flow: a name, then a colour, each round with a new state.
 const ROUNDS: &str = "test_input_required_result_multi_round";
 const ROUNDS_DONE: &str = "Hello Ada, whose favorite color is teal!";
+
+/// A deploy that confirms, then counts its run (`exactly_once.rs`).
+const DEPLOY: &str = "test_exactly_once_deploy";
 
 /// Bound on one whole test.
 const TEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -89,6 +97,59 @@ async fn answer(params: ElicitRequestFormParams) -> ElicitResult {
     )
     .unwrap();
     ElicitResult::accept(content.into_iter().collect())
+}
+
+/// `retry` with every answer declined: the same state, other answers.
+fn declined(retry: &Retry) -> Retry {
+    let mut changed = retry.clone();
+    if let Some(responses) = changed.input_responses.as_mut() {
+        for answer in responses.values_mut() {
+            *answer = serde_json::json!({"action": "decline"});
+        }
+    }
+    changed
+}
+
+/// The deploy's arguments.
+fn deploy_args(hold_ms: u64, pad: usize) -> JsonObject {
+    let serde_json::Value::Object(args) = serde_json::json!({"hold_ms": hold_ms, "pad": pad})
+    else {
+        unreachable!()
+    };
+    args
+}
+
+/// The deploy's first round through `client`, and the retry that confirms.
+async fn deploy_retry(client: &Client, args: &JsonObject) -> Retry {
+    let asked = match client
+        .call_tool_once(DEPLOY, Some(args.clone()), &Retry::none())
+        .await
+        .unwrap()
+    {
+        Step::InputRequired(asked) => asked,
+        Step::Complete(done) => panic!("{DEPLOY} did not ask: {done:?}"),
+    };
+    answers(client, &asked).await
+}
+
+/// The deploy's final round through `client`.
+async fn deploy(
+    client: &Client,
+    args: &JsonObject,
+    retry: &Retry,
+) -> Result<Step<CallToolResult>, ClientError> {
+    client
+        .call_tool_once(DEPLOY, Some(args.clone()), retry)
+        .await
+}
+
+/// How many deploys `client`'s instance ran.
+async fn deploys(client: &Client) -> usize {
+    let done = client
+        .call_tool_once("test_deploy_count", None, &Retry::none())
+        .await
+        .unwrap();
+    text(done).parse().unwrap()
 }
 
 /// The first round of `tool`: it must ask.
@@ -186,23 +247,42 @@ async fn with_redis_a_state_is_used_once_across_the_fleet() {
         let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
         let ((_a, on_a), (b, on_b)) = pair(&args).await;
 
-        // Consumed on A: refused on B and on A.
+        // Consumed on A: the same retry gets A's answer again on B and on
+        // A; the same state with other answers is refused on both.
         let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
         assert_eq!(
             text(resume(&on_a, CONFIRM, &retry).await.unwrap()),
             CONFIRMED
         );
-        assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32602);
-        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+        assert_eq!(
+            text(resume(&on_b, CONFIRM, &retry).await.unwrap()),
+            CONFIRMED
+        );
+        assert_eq!(
+            code(resume(&on_b, CONFIRM, &declined(&retry)).await),
+            -32602
+        );
+        assert_eq!(
+            code(resume(&on_a, CONFIRM, &declined(&retry)).await),
+            -32602
+        );
         assert!(b.logged("already used"), "B logs why: {}", b.logs());
 
-        // Minted on A, consumed on B: refused on A.
+        // Minted on A, consumed on B: A repeats B's answer, and refuses
+        // other answers.
         let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
         assert_eq!(
             text(resume(&on_b, CONFIRM, &retry).await.unwrap()),
             CONFIRMED
         );
-        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+        assert_eq!(
+            text(resume(&on_a, CONFIRM, &retry).await.unwrap()),
+            CONFIRMED
+        );
+        assert_eq!(
+            code(resume(&on_a, CONFIRM, &declined(&retry)).await),
+            -32602
+        );
 
         // Each round of a multi-round flow carries a new state, so single
         // use does not stop a flow that moves between instances.
@@ -223,17 +303,16 @@ async fn in_memory_single_use_only_covers_one_instance() {
     bounded(async {
         let args = ["--state-key-hex", KEY_1, "--single-use"];
         let ((_a, on_a), (_b, on_b)) = pair(&args).await;
-        let retry = answers(&on_a, &start(&on_a, CONFIRM).await).await;
-        assert_eq!(
-            text(resume(&on_a, CONFIRM, &retry).await.unwrap()),
-            CONFIRMED
-        );
-        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
-        // B has its own memory: this is why a fleet needs --redis.
-        assert_eq!(
-            text(resume(&on_b, CONFIRM, &retry).await.unwrap()),
-            CONFIRMED
-        );
+        let args = deploy_args(0, 0);
+        let retry = deploy_retry(&on_a, &args).await;
+        let first = text(deploy(&on_a, &args, &retry).await.unwrap());
+        assert_eq!(text(deploy(&on_a, &args, &retry).await.unwrap()), first);
+        assert_eq!(code(deploy(&on_a, &args, &declined(&retry)).await), -32602);
+        // B has its own memory: it runs the deploy again. This is why a
+        // fleet needs --redis.
+        let again = text(deploy(&on_b, &args, &retry).await.unwrap());
+        assert_ne!(again, first);
+        assert_eq!((deploys(&on_a).await, deploys(&on_b).await), (1, 1));
     })
     .await;
 }
@@ -253,7 +332,7 @@ async fn with_redis_stopped_every_instance_refuses_and_nothing_is_lost() {
         // Retries fail closed on both instances, with the reason logged.
         assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32603);
         assert_eq!(code(resume(&on_b, CONFIRM, &retry).await), -32603);
-        assert!(a.logged("Redis SET NX failed"), "A logs why: {}", a.logs());
+        assert!(a.logged("Redis claim failed"), "A logs why: {}", a.logs());
 
         // The refused state was never claimed: once Redis is back, the same
         // retry completes (the guard reconnects on its own), exactly once.
@@ -269,7 +348,10 @@ async fn with_redis_stopped_every_instance_refuses_and_nothing_is_lost() {
             }
         };
         assert_eq!(text(done.unwrap()), CONFIRMED);
-        assert_eq!(code(resume(&on_a, CONFIRM, &retry).await), -32602);
+        assert_eq!(
+            code(resume(&on_a, CONFIRM, &declined(&retry)).await),
+            -32602
+        );
     })
     .await;
 }
@@ -362,7 +444,8 @@ async fn soak_every_flow_completes_exactly_once_across_the_fleet() {
 
         // Each flow starts on one instance, then sends its one retry to both
         // instances at the same moment, as a client retrying through a load
-        // balancer after a timeout might: exactly one may complete.
+        // balancer after a timeout might: the deploy runs once, and both
+        // get its answer.
         let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(SOAK_CONCURRENCY));
         let mut flows = tokio::task::JoinSet::new();
         for flow in 0..SOAK_FLOWS {
@@ -371,33 +454,169 @@ async fn soak_every_flow_completes_exactly_once_across_the_fleet() {
             flows.spawn(async move {
                 let _permit = semaphore.acquire().await.unwrap();
                 let first = &clients[flow % 2];
-                let retry = answers(first, &start(first, CONFIRM).await).await;
+                let args = deploy_args(0, 0);
+                let retry = deploy_retry(first, &args).await;
                 let (x, y) = tokio::join!(
-                    resume(&clients[0], CONFIRM, &retry),
-                    resume(&clients[1], CONFIRM, &retry)
+                    deploy(&clients[0], &args, &retry),
+                    deploy(&clients[1], &args, &retry)
                 );
-                let mut completed = 0;
-                for outcome in [x, y] {
-                    match outcome {
-                        Ok(step) => {
-                            assert_eq!(text(step), CONFIRMED);
-                            completed += 1;
-                        }
-                        refused => assert_eq!(code(refused), -32602),
-                    }
-                }
-                completed
+                let (x, y) = (text(x.unwrap()), text(y.unwrap()));
+                assert_eq!(x, y, "both duplicates get the one run's answer");
+                x
             });
         }
-        let mut per_flow = Vec::new();
-        while let Some(completed) = flows.join_next().await {
-            per_flow.push(completed.unwrap());
+        let mut answers = std::collections::HashSet::new();
+        while let Some(answer) = flows.join_next().await {
+            answers.insert(answer.unwrap());
         }
-        assert_eq!(per_flow.len(), SOAK_FLOWS, "no flow was lost");
-        assert!(
-            per_flow.iter().all(|&n| n == 1),
-            "every flow completed exactly once: {per_flow:?}"
+        assert_eq!(answers.len(), SOAK_FLOWS, "no flow was lost or merged");
+        let runs = deploys(&clients[0]).await + deploys(&clients[1]).await;
+        assert_eq!(runs, SOAK_FLOWS, "every flow deployed exactly once");
+    })
+    .await;
+}
+
+/// Sends the deploy's final round to `url` over a raw connection of its
+/// own, and returns the connection unread: dropping it is a client that
+/// leaves before its answer.
+fn send_unread(url: &str, args: &JsonObject, retry: &Retry) -> TcpStream {
+    let mut params = serde_json::json!({"name": DEPLOY, "arguments": args, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "leaver", "version": "1"}}});
+    params["inputResponses"] = serde_json::Value::Object(retry.input_responses.clone().unwrap());
+    params["requestState"] = retry.request_state.clone().unwrap().into();
+    let body =
+        serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params})
+            .to_string();
+    let address = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(address, _)| address)
+        .unwrap();
+    let mut stream = TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {DEPLOY}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    stream.flush().unwrap();
+    stream
+}
+
+#[tokio::test]
+async fn a_final_answer_lost_on_one_instance_is_answered_by_the_other() {
+    bounded(async {
+        let redis = Redis::start();
+        let url = redis.url();
+        let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
+        let ((a, on_a), (b, on_b)) = pair(&args).await;
+        // The deploy takes a while: once it has started on A, its client
+        // leaves, long before the answer.
+        let deploy_args = deploy_args(500, 0);
+        let retry = deploy_retry(&on_a, &deploy_args).await;
+        let leaving = send_unread(&a.url, &deploy_args, &retry);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while deploys(&on_a).await == 0 {
+            assert!(Instant::now() < deadline, "A never started the deploy");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        drop(leaving);
+
+        // The client retries through the other instance: it waits for the
+        // run A finished for nobody, and gets its answer.
+        let answer = text(deploy(&on_b, &deploy_args, &retry).await.unwrap());
+        assert_eq!(
+            answer,
+            format!("Deployed: run 1 of process {}.", a.child.id()),
+            "A: {}\nB: {}",
+            a.logs(),
+            b.logs()
         );
+        assert_eq!((deploys(&on_a).await, deploys(&on_b).await), (1, 0));
+        // And again through A.
+        assert_eq!(
+            text(deploy(&on_a, &deploy_args, &retry).await.unwrap()),
+            answer
+        );
+        assert_eq!(deploys(&on_a).await, 1, "the side effect ran once");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn fifty_racing_duplicates_of_a_final_retry_run_it_once() {
+    bounded(async {
+        let redis = Redis::start();
+        let url = redis.url();
+        let args = ["--state-key-hex", KEY_1, "--redis", url.as_str()];
+        let (a, b) = (instance(&args), instance(&args));
+        let clients = std::sync::Arc::new([client(&a).await, client(&b).await]);
+        let deploy_args = deploy_args(200, 0);
+        let retry = deploy_retry(&clients[0], &deploy_args).await;
+        let mut duplicates = tokio::task::JoinSet::new();
+        for n in 0..50 {
+            let (clients, args, retry) = (clients.clone(), deploy_args.clone(), retry.clone());
+            duplicates
+                .spawn(async move { text(deploy(&clients[n % 2], &args, &retry).await.unwrap()) });
+        }
+        let mut answers = Vec::new();
+        while let Some(answer) = duplicates.join_next().await {
+            answers.push(answer.unwrap());
+        }
+        assert_eq!(answers.len(), 50);
+        assert!(
+            answers.iter().all(|answer| *answer == answers[0]),
+            "every duplicate gets the one answer: {answers:?}"
+        );
+        let runs = deploys(&clients[0]).await + deploys(&clients[1]).await;
+        assert_eq!(runs, 1, "one run in the fleet");
+        // Other answers to the same state: refused everywhere.
+        for client in clients.iter() {
+            assert_eq!(
+                code(deploy(client, &deploy_args, &declined(&retry)).await),
+                -32602
+            );
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_answer_above_the_limit_is_not_recorded_and_its_duplicate_is_refused() {
+    bounded(async {
+        let redis = Redis::start();
+        let url = redis.url();
+        let args = [
+            "--state-key-hex",
+            KEY_1,
+            "--redis",
+            url.as_str(),
+            "--max-outcome-bytes",
+            "1024",
+        ];
+        let ((a, on_a), (_b, on_b)) = pair(&args).await;
+        let large = deploy_args(0, 4096);
+        let retry = deploy_retry(&on_a, &large).await;
+        let answer = text(deploy(&on_a, &large, &retry).await.unwrap());
+        assert!(answer.len() > 4096);
+        assert!(
+            a.logged("above the outcome record's limit"),
+            "A says why it kept nothing: {}",
+            a.logs()
+        );
+        assert_eq!(code(deploy(&on_b, &large, &retry).await), -32602);
+        assert_eq!(code(deploy(&on_a, &large, &retry).await), -32602);
+        assert_eq!(deploys(&on_a).await + deploys(&on_b).await, 1);
+
+        // A small answer is kept under the same limit.
+        let small = deploy_args(0, 0);
+        let retry = deploy_retry(&on_b, &small).await;
+        let answer = text(deploy(&on_b, &small, &retry).await.unwrap());
+        assert_eq!(text(deploy(&on_a, &small, &retry).await.unwrap()), answer);
     })
     .await;
 }

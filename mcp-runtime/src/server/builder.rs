@@ -371,6 +371,7 @@ impl ServerBuilder {
             signer: self.signer,
             replay_guard: self.replay_guard,
             outcomes: self.outcomes,
+            this: std::sync::Weak::new(),
             shared: Arc::new(self.shared),
             changes: super::ChangeNotifier::new(),
             closing: super::subscriptions::Closing::new(),
@@ -381,7 +382,10 @@ impl ServerBuilder {
         };
         registry.capabilities = super::methods::capabilities(&registry);
         Ok(Server {
-            inner: Arc::new(registry),
+            inner: Arc::new_cyclic(|this| {
+                registry.this = this.clone();
+                registry
+            }),
         })
     }
 }

@@ -84,8 +84,10 @@ pub(crate) fn call_tool(registry: &Registry, call: Call) -> Served<'_> {
                 return Err(tasks::tasks_required());
             }
         }
-        rounds(registry, binding, data, |ctx| {
-            handler.call(arguments.clone(), ctx)
+        let (handler, owned) = (Arc::clone(handler), arguments.clone());
+        rounds(registry, binding, data, move |ctx| {
+            let (handler, arguments) = (Arc::clone(&handler), owned.clone());
+            Box::pin(async move { handler.call(arguments, ctx).await })
         })
         .await
     })
@@ -145,8 +147,10 @@ pub(crate) fn get_prompt(registry: &Registry, call: Call) -> Served<'_> {
             target: &name,
             arguments: &as_json,
         };
-        rounds(registry, binding, data, |ctx| {
-            handler.get(arguments.clone(), ctx)
+        let handler = Arc::clone(handler);
+        rounds(registry, binding, data, move |ctx| {
+            let (handler, arguments) = (Arc::clone(&handler), arguments.clone());
+            Box::pin(async move { handler.get(arguments, ctx).await })
         })
         .await
     })
@@ -185,17 +189,21 @@ pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
             target: &uri,
             arguments: &no_arguments,
         };
-        rounds(registry, binding, data, |ctx| {
-            let uri = uri.clone();
-            let read = match (fixed, &templated) {
-                (Some(handler), _) => handler.read(ctx),
-                (None, Some((handler, variables))) => {
-                    handler.read(uri.clone(), variables.clone(), ctx)
-                }
-                (None, None) => return Box::pin(async { Err(McpError::ResourceNotFound { uri }) }),
-            };
+        let fixed = fixed.map(Arc::clone);
+        let templated = templated.map(|(handler, variables)| (Arc::clone(handler), variables));
+        let owned = uri.clone();
+        rounds(registry, binding, data, move |ctx| {
+            let uri = owned.clone();
+            let (fixed, templated) = (fixed.clone(), templated.clone());
             Box::pin(async move {
-                match read.await? {
+                let read = match (fixed, templated) {
+                    (Some(handler), _) => handler.read(ctx).await,
+                    (None, Some((handler, variables))) => {
+                        handler.read(uri.clone(), variables, ctx).await
+                    }
+                    (None, None) => return Err(McpError::ResourceNotFound { uri }),
+                };
+                match read? {
                     Outcome::Complete(result) if result.contents.is_empty() => {
                         Err(McpError::ResourceNotFound { uri })
                     }
@@ -214,12 +222,15 @@ pub(crate) fn read_resource(registry: &Registry, call: Call) -> Served<'_> {
 /// which asks the client and hands back the next round's data (the answers
 /// and the state to verify) for the handler to run again; when the bridge
 /// cannot go on, the request ends saying why ([`Bridged::stuck`]).
-async fn rounds<'h, R: Bridged>(
+async fn rounds<R: Bridged + Send + 'static>(
     registry: &Registry,
     binding: BindingRequest<'_>,
     mut data: RequestData,
-    mut run: impl FnMut(Context) -> BoxFuture<'h, Result<Outcome<R>, McpError>>,
+    mut run: impl FnMut(Context) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
+    if consumes_its_state(registry, &data) {
+        return detached_round(registry, binding, data, run).await;
+    }
     let mut round = 0;
     loop {
         let ticket = match state_gate::open_round(registry, binding, &mut data).await? {
@@ -261,6 +272,63 @@ async fn rounds<'h, R: Bridged>(
             }
         };
     }
+}
+
+/// Whether this round may consume its state with its answer recorded: a
+/// 2026-07-28 retry carrying a state, to a server with single use and the
+/// outcome record on.
+fn consumes_its_state(registry: &Registry, data: &RequestData) -> bool {
+    registry.signer.is_some()
+        && registry.replay_guard.is_some()
+        && registry.outcomes.on()
+        && data.request_state.is_some()
+        && !data.legacy
+}
+
+/// Runs a round that may consume its state on a task of its own, from the
+/// claim to the recorded answer: once the state is claimed, the round runs
+/// to its end and its answer is kept even if the client leaves, so a
+/// client that retries after losing it gets it again and the handler runs
+/// once. `-32603` when the task failed (a panic, logged) or the server is
+/// going away.
+async fn detached_round<R: Bridged + Send + 'static>(
+    registry: &Registry,
+    binding: BindingRequest<'_>,
+    mut data: RequestData,
+    mut run: impl FnMut(Context) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
+) -> Result<String, McpError> {
+    let Some(registry) = registry.this.upgrade() else {
+        return Err(McpError::internal("the server is shutting down"));
+    };
+    let (method, target, arguments) = (
+        binding.method.to_owned(),
+        binding.target.to_owned(),
+        binding.arguments.clone(),
+    );
+    let detached = tokio::spawn(async move {
+        let binding = BindingRequest {
+            method: &method,
+            target: &target,
+            arguments: &arguments,
+        };
+        let ticket = match state_gate::open_round(&registry, binding, &mut data).await? {
+            Opened::Run(ticket) => ticket,
+            Opened::Replayed(answer) => return answer,
+        };
+        let (ctx, request) = Context::shared_with(data);
+        let answer = run(ctx)
+            .await
+            .and_then(|outcome| finish_outcome(&registry, outcome, &request));
+        if let Some(ticket) = ticket {
+            ticket.record(Some(&answer)).await;
+        }
+        answer
+    });
+    detached.await.unwrap_or_else(|error| {
+        Err(McpError::internal(format!(
+            "a round that may consume its requestState failed: {error}"
+        )))
+    })
 }
 
 /// `completion/complete`.

@@ -121,7 +121,7 @@ impl Ticket {
         let encoded = answer.map(encode);
         let kept = match &encoded {
             Some(bytes) if bytes.len() > self.max_bytes => {
-                tracing::info!(
+                tracing::warn!(
                     method = %Wire(&self.method),
                     target = %Wire(&self.target),
                     bytes = bytes.len(),
@@ -138,7 +138,7 @@ impl Ticket {
             .record_outcome(&self.fingerprint, kept, self.expires_at)
             .await
         {
-            Ok(false) if kept.is_some() => tracing::info!(
+            Ok(false) if kept.is_some() => tracing::warn!(
                 method = %Wire(&self.method),
                 target = %Wire(&self.target),
                 "the replay guard had no room for the answer of a consumed requestState: \

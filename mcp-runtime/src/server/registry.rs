@@ -96,6 +96,9 @@ pub(crate) struct Registry {
     pub(crate) replay_guard: Option<Arc<dyn ReplayGuard>>,
     /// How the answers of consumed states are kept (with a replay guard).
     pub(crate) outcomes: super::Outcomes,
+    /// The `Arc` this registry lives in, for work that must outlive a
+    /// request (a consuming round runs to its end though its client left).
+    pub(crate) this: std::sync::Weak<Registry>,
     pub(crate) shared: Arc<SharedValues>,
     pub(crate) changes: super::ChangeNotifier,
     pub(crate) closing: super::subscriptions::Closing,

@@ -22,9 +22,9 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{KeyError, StateError};
 pub use keys::{MIN_SECRET_BYTES, SigningKey};
 #[cfg(feature = "redis")]
-pub(crate) use redis::lazy_connection;
-#[cfg(feature = "redis")]
 pub use redis::{DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayGuard};
+#[cfg(feature = "redis")]
+pub(crate) use redis::{Script, lazy_connection};
 pub use replay::{
     DEFAULT_OUTCOME_BUDGET, InMemoryReplayGuard, ReplayError, ReplayGuard, RoundClaim,
     default_replay_capacity,

@@ -2,13 +2,50 @@
 
 use std::fmt;
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{ErrorKind, RedisError, ServerErrorKind};
 
-use super::{Clock, ReplayError, ReplayGuard, SystemClock};
+use super::{Clock, ReplayError, ReplayGuard, RoundClaim, SystemClock};
 use crate::BoxFuture;
+
+/// A round's claim: the key is absent (first use: `R` and the answers'
+/// digest, for the state's remaining lifetime), or holds `R<digest>` (still
+/// running), `D<digest><answer>` (done), `U` (done, no answer kept) or `1`
+/// (a plain claim). A claim with the digest of the first use gets the
+/// answer, or waits; any other is refused.
+const CLAIM_ROUND_SCRIPT: &str = r"
+local kept = redis.call('GET', KEYS[1])
+if not kept then
+  redis.call('SET', KEYS[1], 'R' .. ARGV[1], 'EX', ARGV[2])
+  return {'first'}
+end
+local tag = string.sub(kept, 1, 1)
+if (tag ~= 'R' and tag ~= 'D') or string.sub(kept, 2, 65) ~= ARGV[1] then
+  return {'refused'}
+end
+if tag == 'R' then
+  return {'running'}
+end
+return {'recorded', string.sub(kept, 66)}
+";
+
+/// Records a running round's answer (`ARGV[1]`, or `U` for none when it is
+/// empty), keeping the key's lifetime. 1 when the answer was kept.
+const RECORD_OUTCOME_SCRIPT: &str = r"
+local kept = redis.call('GET', KEYS[1])
+if not kept or string.sub(kept, 1, 1) ~= 'R' then
+  return 0
+end
+if ARGV[1] == '' then
+  redis.call('SET', KEYS[1], 'U', 'KEEPTTL')
+  return 0
+end
+redis.call('SET', KEYS[1], 'D' .. string.sub(kept, 2, 65) .. ARGV[1], 'KEEPTTL')
+return 1
+";
 
 /// The default prefix of the keys the guard writes.
 pub const DEFAULT_KEY_PREFIX: &str = "mcp:request-state:";
@@ -43,6 +80,7 @@ pub struct RedisReplayGuard {
     connection: ConnectionManager,
     prefix: String,
     clock: Arc<dyn Clock>,
+    scripts: Arc<[Script; 2]>,
 }
 
 /// A connection to the Redis at `url` that connects on first use and
@@ -65,6 +103,63 @@ pub(crate) fn lazy_connection(url: &str, timeout: Duration) -> Result<Connection
         .map_err(|e| format!("cannot set up the Redis connection: {e}"))
 }
 
+/// A Lua script run with `EVALSHA`, loaded with `SCRIPT LOAD` on first use
+/// and sent whole with `EVAL` when Redis no longer has it (after a restart).
+pub(crate) struct Script {
+    source: &'static str,
+    sha: OnceLock<String>,
+}
+
+impl Script {
+    pub(crate) const fn new(source: &'static str) -> Self {
+        Self {
+            source,
+            sha: OnceLock::new(),
+        }
+    }
+
+    /// Runs the script with `keys` and `args`: one round trip once loaded.
+    pub(crate) async fn run<T: redis::FromRedisValue>(
+        &self,
+        connection: &mut ConnectionManager,
+        keys: &[&str],
+        args: &[&str],
+    ) -> Result<T, RedisError> {
+        let sha = match self.sha.get() {
+            Some(sha) => sha.clone(),
+            None => {
+                let sha: String = redis::cmd("SCRIPT")
+                    .arg("LOAD")
+                    .arg(self.source)
+                    .query_async(connection)
+                    .await?;
+                let _ = self.sha.set(sha.clone());
+                sha
+            }
+        };
+        match invocation("EVALSHA", &sha, keys, args)
+            .query_async(connection)
+            .await
+        {
+            Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                // Redis forgot it (restarted, or `SCRIPT FLUSH`): `EVAL`
+                // runs it and caches it again under the same SHA1.
+                invocation("EVAL", self.source, keys, args)
+                    .query_async(connection)
+                    .await
+            }
+            reply => reply,
+        }
+    }
+}
+
+/// `EVAL`/`EVALSHA` `script` with `keys` and `args`.
+fn invocation(command: &str, script: &str, keys: &[&str], args: &[&str]) -> redis::Cmd {
+    let mut cmd = redis::cmd(command);
+    cmd.arg(script).arg(keys.len()).arg(keys).arg(args);
+    cmd
+}
+
 impl RedisReplayGuard {
     /// A guard on the Redis at `url` (`redis://host:port/db`), with
     /// [`DEFAULT_REDIS_TIMEOUT`]. It connects lazily, on the first claim,
@@ -83,6 +178,10 @@ impl RedisReplayGuard {
             connection,
             prefix: DEFAULT_KEY_PREFIX.to_owned(),
             clock: Arc::new(SystemClock),
+            scripts: Arc::new([
+                Script::new(CLAIM_ROUND_SCRIPT),
+                Script::new(RECORD_OUTCOME_SCRIPT),
+            ]),
         })
     }
 
@@ -111,12 +210,7 @@ impl RedisReplayGuard {
 
     /// The Redis key of a fingerprint: the prefix and 64 hex digits.
     fn key(&self, fingerprint: &[u8; 32]) -> String {
-        let mut key = String::with_capacity(self.prefix.len() + 64);
-        key.push_str(&self.prefix);
-        for byte in fingerprint {
-            let _ = write!(key, "{byte:02x}");
-        }
-        key
+        format!("{}{}", self.prefix, hex(fingerprint))
     }
 }
 
@@ -151,4 +245,69 @@ impl ReplayGuard for RedisReplayGuard {
             Ok(reply.is_some())
         })
     }
+
+    fn claim_round<'a>(
+        &'a self,
+        fingerprint: &'a [u8; 32],
+        answers: &'a [u8; 32],
+        expires_at: u64,
+    ) -> BoxFuture<'a, Result<RoundClaim, ReplayError>> {
+        Box::pin(async move {
+            let remaining = expires_at.saturating_sub(self.clock.now()).max(1);
+            let mut connection = self.connection.clone();
+            let (key, answers) = (self.key(fingerprint), hex(answers));
+            let reply: Vec<redis::Value> = self.scripts[0]
+                .run(
+                    &mut connection,
+                    &[&key],
+                    &[&answers, &remaining.to_string()],
+                )
+                .await
+                .map_err(|e| ReplayError::Unavailable(format!("Redis claim failed: {e}")))?;
+            let tag = reply
+                .first()
+                .and_then(|tag| redis::from_redis_value_ref::<String>(tag).ok());
+            match (tag.as_deref(), reply.get(1)) {
+                (Some("first"), _) => Ok(RoundClaim::First),
+                (Some("running"), _) => Ok(RoundClaim::Running),
+                (Some("refused"), _) => Ok(RoundClaim::Refused),
+                (Some("recorded"), Some(answer)) => redis::from_redis_value_ref::<Vec<u8>>(answer)
+                    .map(RoundClaim::Recorded)
+                    .map_err(|e| ReplayError::Unavailable(format!("Redis answered {e}"))),
+                _ => Err(ReplayError::Unavailable(format!(
+                    "Redis answered the claim with {reply:?}"
+                ))),
+            }
+        })
+    }
+
+    fn record_outcome<'a>(
+        &'a self,
+        fingerprint: &'a [u8; 32],
+        outcome: Option<&'a [u8]>,
+        _expires_at: u64,
+    ) -> BoxFuture<'a, Result<bool, ReplayError>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            // The server's answers are JSON, hence UTF-8; anything else is
+            // recorded as no answer.
+            let outcome = outcome
+                .and_then(|bytes| std::str::from_utf8(bytes).ok())
+                .unwrap_or_default();
+            let kept: i64 = self.scripts[1]
+                .run(&mut connection, &[&self.key(fingerprint)], &[outcome])
+                .await
+                .map_err(|e| ReplayError::Unavailable(format!("Redis record failed: {e}")))?;
+            Ok(kept == 1)
+        })
+    }
+}
+
+/// 64 lowercase hex digits.
+fn hex(bytes: &[u8; 32]) -> String {
+    let mut out = String::with_capacity(64);
+    for byte in bytes {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
 }

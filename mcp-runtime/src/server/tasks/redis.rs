@@ -2,16 +2,16 @@
 
 use std::fmt;
 use std::fmt::Write as _;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
+use redis::RedisError;
 use redis::aio::ConnectionManager;
-use redis::{ErrorKind, RedisError, ServerErrorKind};
 
 use super::record::{TaskRecord, now_ms};
 use super::store::{TaskStore, TaskStoreError};
 use crate::BoxFuture;
-use crate::state::{DEFAULT_REDIS_TIMEOUT, lazy_connection};
+use crate::state::{DEFAULT_REDIS_TIMEOUT, Script, lazy_connection};
 
 /// The default prefix of the keys a [`RedisTaskStore`] writes.
 pub const DEFAULT_TASK_KEY_PREFIX: &str = "mcp:tasks:";
@@ -114,63 +114,6 @@ pub struct RedisTaskStore {
 struct Scripts {
     create: Script,
     replace: Script,
-}
-
-/// A Lua script run with `EVALSHA`, loaded with `SCRIPT LOAD` on first use
-/// and sent whole with `EVAL` when Redis no longer has it (after a restart).
-struct Script {
-    source: &'static str,
-    sha: OnceLock<String>,
-}
-
-impl Script {
-    const fn new(source: &'static str) -> Self {
-        Self {
-            source,
-            sha: OnceLock::new(),
-        }
-    }
-
-    /// Runs the script with `keys` and `args`: one round trip once loaded.
-    async fn run<T: redis::FromRedisValue>(
-        &self,
-        connection: &mut ConnectionManager,
-        keys: &[&str],
-        args: &[&str],
-    ) -> Result<T, RedisError> {
-        let sha = match self.sha.get() {
-            Some(sha) => sha.clone(),
-            None => {
-                let sha: String = redis::cmd("SCRIPT")
-                    .arg("LOAD")
-                    .arg(self.source)
-                    .query_async(connection)
-                    .await?;
-                let _ = self.sha.set(sha.clone());
-                sha
-            }
-        };
-        match invocation("EVALSHA", &sha, keys, args)
-            .query_async(connection)
-            .await
-        {
-            Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
-                // Redis forgot it (restarted, or `SCRIPT FLUSH`): `EVAL`
-                // runs it and caches it again under the same SHA1.
-                invocation("EVAL", self.source, keys, args)
-                    .query_async(connection)
-                    .await
-            }
-            reply => reply,
-        }
-    }
-}
-
-/// `EVAL`/`EVALSHA` `script` with `keys` and `args`.
-fn invocation(command: &str, script: &str, keys: &[&str], args: &[&str]) -> redis::Cmd {
-    let mut cmd = redis::cmd(command);
-    cmd.arg(script).arg(keys.len()).arg(keys).arg(args);
-    cmd
 }
 
 impl RedisTaskStore {
