@@ -305,7 +305,7 @@ async fn detached_round<R: Bridged + Send + 'static>(
         binding.target.to_owned(),
         binding.arguments.clone(),
     );
-    let detached = tokio::spawn(async move {
+    let round = async move {
         let binding = BindingRequest {
             method: &method,
             target: &target,
@@ -323,8 +323,12 @@ async fn detached_round<R: Bridged + Send + 'static>(
             ticket.record(Some(&answer)).await;
         }
         answer
-    });
-    detached.await.unwrap_or_else(|error| {
+    };
+    // Outside a Tokio runtime (an embedder's own executor), inline.
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return round.await;
+    };
+    runtime.spawn(round).await.unwrap_or_else(|error| {
         Err(McpError::internal(format!(
             "a round that may consume its requestState failed: {error}"
         )))
