@@ -22,7 +22,9 @@
 #                 [plain two-round legacy-plain]
 #   SERVERS       any of ours limit rmcp, and ours-single-use (--single-use),
 #                 ours-redis (--redis, against a redis-server this script
-#                 starts on a free loopback port) and baseline (the
+#                 starts on a free loopback port), each of those two with
+#                 -unrecorded (--no-outcome-record: no answer kept for
+#                 duplicates) and baseline (the
 #                 conformance-server binary at $BASELINE, e.g. one built
 #                 from an earlier commit, for a before/after) [ours limit rmcp]
 #   ROUNDS        repetitions of the whole grid; the report takes medians [1]
@@ -58,9 +60,19 @@ if [[ "$SKIP_BUILD" != 1 ]]; then
     echo "== building (release)" >&2
     cargo build --release -p mcp-examples --bin conformance-server >&2
     cargo build --release -p mcp-loadgen >&2
-    cargo build --release --manifest-path bench/peers/Cargo.toml >&2
+    if [[ " $SERVERS " == *" limit "* || " $SERVERS " == *" rmcp "* ]]; then
+        cargo build --release --manifest-path bench/peers/Cargo.toml >&2
+    fi
 fi
-for bin in "$OURS" "$LOADGEN" "$PEERS/limit-server" "$PEERS/rmcp-server"; do
+needed=("$LOADGEN")
+for server in $SERVERS; do
+    case "$server" in
+        ours*) needed+=("$OURS") ;;
+        limit) needed+=("$PEERS/limit-server") ;;
+        rmcp) needed+=("$PEERS/rmcp-server") ;;
+    esac
+done
+for bin in "${needed[@]}"; do
     [[ -x "$bin" ]] || { echo "missing $bin (run without SKIP_BUILD=1)" >&2; exit 1; }
 done
 
@@ -80,6 +92,8 @@ command_of() {
         ours) echo "$OURS --listen 127.0.0.1:0 --state-key-hex $(printf '07%.0s' {1..32})" ;;
         ours-single-use) echo "$(command_of ours) --single-use" ;;
         ours-redis) echo "$(command_of ours) --redis redis://127.0.0.1:$REDIS_PORT" ;;
+        ours-single-use-unrecorded) echo "$(command_of ours-single-use) --no-outcome-record" ;;
+        ours-redis-unrecorded) echo "$(command_of ours-redis) --no-outcome-record" ;;
         baseline) echo "${BASELINE:?set BASELINE to a conformance-server binary} --listen 127.0.0.1:0 --state-key-hex $(printf '07%.0s' {1..32})" ;;
         limit) echo "$PEERS/limit-server --listen 127.0.0.1:0" ;;
         rmcp) echo "$PEERS/rmcp-server --listen 127.0.0.1:0" ;;
@@ -99,7 +113,7 @@ serves() {
 
 # A redis-server of our own for ours-redis, without persistence.
 redis_pid=""
-if [[ " $SERVERS " == *" ours-redis "* ]]; then
+if [[ " $SERVERS " == *" ours-redis"* ]]; then
     redis_bin=$(bash tests/fleet/ensure-redis.sh | tail -n1)
     REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     "$redis_bin" --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no >"$LOGS/redis.log" 2>&1 &
@@ -126,6 +140,33 @@ stop_all() {
     fi
 }
 trap stop_all EXIT
+
+# Sends one command (its words as arguments) to our redis-server and prints
+# the reply's payload.
+redis_cli() {
+    python3 - "$REDIS_PORT" "$@" <<'PY'
+import socket, sys
+port, words = int(sys.argv[1]), sys.argv[2:]
+with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+    s.sendall(b"".join([b"*%d\r\n" % len(words)] + [b"$%d\r\n%s\r\n" % (len(w), w.encode()) for w in words]))
+    reply = s.makefile("rb")
+    head = reply.readline()
+    if head[:1] == b"$":
+        print(reply.read(int(head[1:])).decode())
+    else:
+        print(head[1:].decode().strip())
+PY
+}
+
+# After a cell against Redis: what the guard left in Redis (its keys and
+# their memory), then an empty Redis for the next cell.
+redis_report() {
+    local keys used
+    keys=$(redis_cli DBSIZE | tr -dc '0-9')
+    used=$(redis_cli INFO memory | grep -o 'used_memory:[0-9]*' | cut -d: -f2)
+    echo "redis after $1: ${keys:-?} keys, used_memory ${used:-?} B" >&2
+    redis_cli FLUSHALL >/dev/null
+}
 
 # Starts server $1 fresh and sets server_pid and url; waits at most 10 s for
 # its 'listening on' line.
@@ -173,6 +214,7 @@ for round in $(seq "$ROUNDS"); do
                     continue
                 }
                 echo "$line" | tee -a "$OUT" >&2
+                [[ "$server" == ours-redis* ]] && redis_report "$server $workload $concurrency"
                 stop_server
             done
         done

@@ -26,6 +26,7 @@
 //!                               this Redis (e.g. redis://127.0.0.1:6379); fails closed
 //!   --max-outcome-bytes N       with single use, the largest answer kept for a retry of
 //!                               the same state and answers (default 65536)
+//!   --no-outcome-record         with single use, keep no answer: every duplicate is refused
 //!
 //! TASK OPTIONS (the tasks extension)
 //!   --tasks-redis URL           keep task records in this Redis, so every instance using
@@ -73,7 +74,7 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      [--max-connections N] [--max-sessions N] [--session-idle-timeout-ms N] \
                      | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
-                     [--single-use] [--redis URL] [--max-outcome-bytes N] \
+                     [--single-use] [--redis URL] [--max-outcome-bytes N] [--no-outcome-record] \
                      [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N] \
                      [--protect ISSUER [--public-url URL] [--introspection-url URL] \
                      [--required-scope SCOPE]...]";
@@ -156,7 +157,7 @@ struct Options {
     verify_keys: Vec<Vec<u8>>,
     state_ttl: u64,
     single_use: SingleUse,
-    /// `--max-outcome-bytes`.
+    /// `--max-outcome-bytes` (0 for `--no-outcome-record`).
     max_outcome_bytes: Option<usize>,
     tasks: TaskOptions,
     protect: Option<Protect>,
@@ -300,6 +301,7 @@ fn parse_args() -> Result<Options, String> {
                 single_use = SingleUse::Redis(url);
             }
             "--max-outcome-bytes" => max_outcome_bytes = Some(number(&arg, &mut args)?),
+            "--no-outcome-record" => max_outcome_bytes = Some(0),
             "--state-ttl" => {
                 let value = args.next().ok_or("--state-ttl needs a number of seconds")?;
                 state_ttl = match value.parse() {
@@ -405,8 +407,10 @@ fn signer(options: &Options) -> Result<RequestStateSigner, String> {
 /// The server, with the replay guard `options` ask for.
 async fn server(options: &Options, signer: RequestStateSigner) -> Result<Server, String> {
     let mut builder = fixtures::server(signer).tasks(options.tasks.tasks()?);
-    if let Some(bytes) = options.max_outcome_bytes {
-        builder = builder.outcomes(Outcomes::default().max_bytes(bytes));
+    match options.max_outcome_bytes {
+        Some(0) => builder = builder.outcomes(Outcomes::off()),
+        Some(bytes) => builder = builder.outcomes(Outcomes::default().max_bytes(bytes)),
+        None => {}
     }
     let builder = match &options.single_use {
         SingleUse::Off => builder,
