@@ -16,6 +16,7 @@ use mcp_runtime::server::Caller;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
+use support::auth_handlers::{confirm, deploy};
 use support::http::meta;
 
 const ISSUER: &str = "http://127.0.0.1:9/";
@@ -30,29 +31,6 @@ async fn whoami(ctx: Ctx) -> String {
         caller.client_id.as_deref().unwrap_or("-"),
         caller.scopes.join(" ")
     )
-}
-
-/// Deploys: needs `deploy:write` on top of what every request needs.
-#[tool(scopes = ["deploy:write"])]
-async fn deploy(ctx: Ctx) -> String {
-    let caller = ctx.receive().caller.clone().unwrap_or_default();
-    format!("deployed by {}", caller.subject)
-}
-
-/// A confirmation.
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-/// Asks, then answers: its state is bound to the caller.
-#[tool]
-async fn confirm(ctx: Ctx, _step: Resume<u8>) -> Reply<u8> {
-    match ctx.answer::<Confirm>("ok") {
-        Answer::Accept(Confirm { ok }) => Reply::text(format!("ok = {ok}")),
-        _ => Reply::ask("ok", Confirm::form("Go ahead?")).resume(1),
-    }
 }
 
 /// Tokens of this test: `alice`, `bob`, `narrow` (no scopes), `down` (the

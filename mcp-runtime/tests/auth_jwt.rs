@@ -25,6 +25,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
+use support::auth_handlers::{confirm, deploy};
 use support::http::meta;
 
 const RESOURCE: &str = "http://127.0.0.1:8080/mcp";
@@ -237,29 +238,6 @@ async fn an_unknown_key_is_fetched_again_once_then_refused() {
         before,
         "unknown keys cannot make us fetch in a loop"
     );
-}
-
-/// Deploys: needs `deploy:write` on top of what every request needs.
-#[tool(scopes = ["deploy:write"])]
-async fn deploy(ctx: Ctx) -> String {
-    let caller = ctx.receive().caller.clone().unwrap_or_default();
-    format!("deployed by {}", caller.subject)
-}
-
-/// A confirmation.
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-/// Asks, then answers: its state is bound to the caller.
-#[tool]
-async fn confirm(ctx: Ctx, _step: Resume<u8>) -> Reply<u8> {
-    match ctx.answer::<Confirm>("ok") {
-        Answer::Accept(Confirm { ok }) => Reply::text(format!("ok = {ok}")),
-        _ => Reply::ask("ok", Confirm::form("Go ahead?")).resume(1),
-    }
 }
 
 /// Posts a tools/call with `token`: the status, the challenge and the body.

@@ -4,6 +4,7 @@
 //! `mod support;`; not every test uses every helper, hence `dead_code`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub(crate) mod auth_handlers;
 pub(crate) mod client;
 pub(crate) mod handlers;
 pub(crate) mod http;
