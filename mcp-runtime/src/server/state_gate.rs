@@ -4,9 +4,10 @@
 //! target, arguments digest: computed here, once) and verifies the echoed
 //! state, claiming it with the replay guard, **before** the handler runs;
 //! [`open_round`] does the same for a round whose answer the outcome
-//! record keeps for duplicates ([`super::outcomes`]). [`seal`] signs the resume value the handler handed back **after** it
-//! returns, with the same bound signer, which stays in the request's data
-//! in between. Nothing else in the server verifies or signs a state.
+//! record keeps for duplicates ([`super::outcomes`]). [`seal`] signs the
+//! resume value the handler handed back **after** it returns, with the
+//! same bound signer, which stays in the request's data in between.
+//! Nothing else in the server verifies or signs a state.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
