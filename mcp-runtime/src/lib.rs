@@ -388,7 +388,7 @@ pub mod prelude {
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
     pub use crate::server::{
         Ctx, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Server, Shared,
-        ToolError,
+        ToolError, UrlAnswer, UrlStep,
     };
     pub use mcp_macros::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
     pub use schemars::{self, JsonSchema};

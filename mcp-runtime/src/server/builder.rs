@@ -56,6 +56,7 @@ pub struct ServerBuilder {
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
     outcomes: super::Outcomes,
+    url_steps: Option<super::UrlSteps>,
     shared: super::registry::SharedValues,
     legacy: super::LegacyClients,
     bridge: super::Bridge,
@@ -78,6 +79,7 @@ impl ServerBuilder {
             signer: None,
             replay_guard: None,
             outcomes: super::Outcomes::default(),
+            url_steps: None,
             shared: Default::default(),
             legacy: super::LegacyClients::default(),
             bridge: super::Bridge::default(),
@@ -206,6 +208,17 @@ impl ServerBuilder {
     /// [`Outcomes::off`]: super::Outcomes::off
     pub fn outcomes(mut self, outcomes: super::Outcomes) -> Self {
         self.outcomes = outcomes;
+        self
+    }
+
+    /// Tracks the URL-mode steps handlers open with
+    /// [`Context::open_url_step`](super::Context::open_url_step), so that a
+    /// retry accepts a step only once the application marked it complete
+    /// ([`UrlSteps::complete`](super::UrlSteps::complete)). Keep a clone of
+    /// `steps` (or use [`Server::url_steps`](super::Server::url_steps)) for
+    /// the web route that finishes them.
+    pub fn url_steps(mut self, steps: super::UrlSteps) -> Self {
+        self.url_steps = Some(steps);
         self
     }
 
@@ -372,6 +385,7 @@ impl ServerBuilder {
             replay_guard: self.replay_guard,
             outcomes: self.outcomes,
             this: std::sync::Weak::new(),
+            url_steps: self.url_steps,
             shared: Arc::new(self.shared),
             changes: super::ChangeNotifier::new(),
             closing: super::subscriptions::Closing::new(),

@@ -44,6 +44,8 @@ pub(crate) struct RequestData {
     pub(crate) legacy: bool,
     /// The task this run is a round of (tasks extension).
     pub(crate) task: Option<super::tasks::TaskLink>,
+    /// The server's URL steps, if it tracks them.
+    pub(crate) url_steps: Option<super::UrlSteps>,
 }
 
 impl Context {
@@ -122,6 +124,70 @@ impl Context {
     pub fn answer<T: ElicitForm>(&self, key: &str) -> Answer<T> {
         // Straight from the JSON the client sent, with no tree between.
         Answer::from_json(self.data.input_responses.as_ref().and_then(|a| a.get(key)))
+    }
+
+    /// Opens a URL step for this request's caller (it owns it: only the
+    /// same authenticated subject can complete it), open for the server's
+    /// step lifetime. Needs `ServerBuilder::url_steps` (`-32603`
+    /// otherwise, or when the store cannot be reached).
+    pub async fn open_url_step(&self) -> Result<super::UrlStep, McpError> {
+        let steps =
+            self.data.url_steps.as_ref().ok_or_else(|| {
+                McpError::internal("open_url_step needs ServerBuilder::url_steps")
+            })?;
+        steps
+            .open(self.data.receive.subject())
+            .await
+            .map_err(|e| McpError::internal(format!("could not open a URL step: {e}")))
+    }
+
+    /// What became of `step`, asked under `key`: the client's answer to
+    /// the URL-mode request, and whether the application marked the step
+    /// complete. [`UrlAnswer::Completed`](super::UrlAnswer::Completed) only
+    /// when the user accepted **and** the step is done.
+    pub async fn url_step_answer(&self, key: &str, step: &super::UrlStep) -> super::UrlAnswer {
+        use super::UrlAnswer;
+        match self.answer::<crate::form::UrlConsent>(key) {
+            Answer::Accept(_) => self.url_step_status(step).await,
+            Answer::Decline => UrlAnswer::Declined,
+            Answer::Cancel => UrlAnswer::Cancelled,
+            Answer::Missing | Answer::Invalid(_) => UrlAnswer::Missing,
+        }
+    }
+
+    /// Waits until `step` is complete, at most `within` (and at most a
+    /// minute): `Completed`, or what it still is when the wait ends.
+    pub async fn wait_url_step(
+        &self,
+        step: &super::UrlStep,
+        within: std::time::Duration,
+    ) -> super::UrlAnswer {
+        let deadline = std::time::Instant::now() + within.min(std::time::Duration::from_secs(60));
+        let mut pause = std::time::Duration::from_millis(20);
+        loop {
+            let status = self.url_step_status(step).await;
+            if status != super::UrlAnswer::Pending || std::time::Instant::now() >= deadline {
+                return status;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_millis(250));
+        }
+    }
+
+    /// Where `step` stands in the server's store, as an answer.
+    async fn url_step_status(&self, step: &super::UrlStep) -> super::UrlAnswer {
+        use super::{UrlAnswer, UrlStepError, UrlStepStatus};
+        let Some(steps) = &self.data.url_steps else {
+            return UrlAnswer::Unavailable("the server has no URL steps".to_owned());
+        };
+        match steps.status(step, self.data.receive.subject()).await {
+            Ok(UrlStepStatus::Completed) => UrlAnswer::Completed,
+            Ok(UrlStepStatus::Pending) => UrlAnswer::Pending,
+            Err(UrlStepError::Unavailable(why)) => UrlAnswer::Unavailable(why),
+            Err(UrlStepError::Unknown | UrlStepError::Foreign | UrlStepError::Full) => {
+                UrlAnswer::Expired
+            }
+        }
     }
 
     /// The `requestState` the client echoed, exactly as received.
@@ -294,6 +360,7 @@ impl Context {
             changes: super::ChangeNotifier::new(),
             legacy: false,
             task: None,
+            url_steps: None,
         })
     }
 

@@ -277,6 +277,7 @@ fn request_data(
         changes: registry.changes.clone(),
         legacy: false,
         task: None,
+        url_steps: registry.url_steps.clone(),
     }
 }
 

@@ -47,6 +47,7 @@ mod state_gate;
 mod subscriptions;
 mod tasks;
 mod uri_template;
+mod url_steps;
 
 pub use crate::receive_context::{Caller, HttpRequestHeaders, ReceiveContext, TransportKind};
 pub use ask::Ask;
@@ -79,6 +80,12 @@ pub use tasks::{
 #[cfg(feature = "redis")]
 pub use tasks::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore};
 pub use uri_template::UriTemplate;
+pub use url_steps::{
+    DEFAULT_URL_STEP_CAPACITY, DEFAULT_URL_STEP_TTL, InMemoryUrlSteps, UrlAnswer, UrlStep,
+    UrlStepError, UrlStepStatus, UrlStepStore, UrlSteps,
+};
+#[cfg(feature = "redis")]
+pub use url_steps::{DEFAULT_URL_STEP_KEY_PREFIX, RedisUrlSteps};
 
 use std::sync::Arc;
 
@@ -97,6 +104,12 @@ impl Server {
     /// Announces list and resource changes to open `subscriptions/listen` streams.
     pub fn changes(&self) -> ChangeNotifier {
         self.inner.changes.clone()
+    }
+
+    /// The URL steps given to `ServerBuilder::url_steps`: the handle the
+    /// application's web route marks steps complete through.
+    pub fn url_steps(&self) -> Option<&UrlSteps> {
+        self.inner.url_steps.as_ref()
     }
 
     /// Ends every open `subscriptions/listen` stream with its closing

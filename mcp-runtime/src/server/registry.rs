@@ -99,6 +99,8 @@ pub(crate) struct Registry {
     /// The `Arc` this registry lives in, for work that must outlive a
     /// request (a consuming round runs to its end though its client left).
     pub(crate) this: std::sync::Weak<Registry>,
+    /// The URL steps handlers open (`ServerBuilder::url_steps`).
+    pub(crate) url_steps: Option<super::UrlSteps>,
     pub(crate) shared: Arc<SharedValues>,
     pub(crate) changes: super::ChangeNotifier,
     pub(crate) closing: super::subscriptions::Closing,

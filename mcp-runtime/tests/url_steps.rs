@@ -1,0 +1,177 @@
+//! URL-mode steps the server can see finish, over HTTP on 127.0.0.1: a
+//! retry before the application marked the step complete does not accept
+//! it; after, it does; an unknown or another subject's step cannot be
+//! marked; an expired step is gone; and with Redis, a step opened by one
+//! server is completed through another's handle.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod support;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::server::{InMemoryUrlSteps, UrlStepError, UrlSteps};
+use mcp_runtime::state::{ManualClock, RequestStateSigner};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use support::http::{meta, request};
+
+/// Where the payment stands: the step travels in the resume state.
+#[derive(Serialize, Deserialize)]
+struct Paying {
+    step: UrlStep,
+}
+
+fn ask(step: UrlStep) -> Reply<Paying> {
+    let url = format!("https://pay.example.com/checkout/{}", step.id());
+    Reply::ask("pay", step.request("Pay 40 EUR.", url)).resume(Paying { step })
+}
+
+/// Takes a payment through a URL-mode step; answers only once the
+/// application marked the step complete.
+#[tool]
+async fn pay(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
+    let Some(Paying { step }) = resume.into_inner() else {
+        return match ctx.open_url_step().await {
+            Ok(step) => ask(step),
+            Err(error) => Reply::text(format!("cannot take payments: {error}")),
+        };
+    };
+    match ctx.url_step_answer("pay", &step).await {
+        UrlAnswer::Completed => Reply::text(format!("Paid ({}).", step.id())),
+        UrlAnswer::Pending => ask(step),
+        other => Reply::text(format!("Not paid: {other:?}.")),
+    }
+}
+
+fn server(steps: UrlSteps) -> Server {
+    Server::builder("shop", "1")
+        .handler::<pay>()
+        .request_state_signer(RequestStateSigner::new([3u8; 32]).unwrap())
+        .url_steps(steps)
+        .build()
+        .unwrap()
+}
+
+fn url_client() -> Value {
+    meta(json!({"elicitation": {"url": {}}}), json!({}))
+}
+
+/// Calls `pay`, with `retry` (the previous answer) accepted when given.
+async fn call(url: &str, retry: Option<&Value>) -> Value {
+    let mut params = json!({"name": "pay", "arguments": {}});
+    if let Some(previous) = retry {
+        params["requestState"] = previous["result"]["requestState"].clone();
+        params["inputResponses"] = json!({"pay": {"action": "accept"}});
+    }
+    request(url, 1, "tools/call", params, url_client()).await
+}
+
+/// The step id in an input-required answer's URL.
+fn step_id(asked: &Value) -> String {
+    let url = asked["result"]["inputRequests"]["pay"]["params"]["url"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no URL request: {asked}"));
+    url.rsplit('/').next().unwrap().to_owned()
+}
+
+fn text(answer: &Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {answer}"))
+}
+
+#[tokio::test]
+async fn a_step_accepts_only_once_the_application_marked_it_complete() {
+    let steps = UrlSteps::in_memory();
+    let running = support::http::serve(server(steps.clone())).await;
+    let asked = call(&running.url, None).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let id = step_id(&asked);
+    assert_eq!(id.len(), 32);
+
+    // The user says they are done, but nothing was paid: asked again.
+    let again = call(&running.url, Some(&asked)).await;
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+    assert_eq!(step_id(&again), id, "the same step");
+
+    // Nobody else can mark it, nor an id the server never opened.
+    assert_eq!(
+        steps.complete(&id, "mallory").await,
+        Err(UrlStepError::Foreign)
+    );
+    assert_eq!(
+        steps.complete("00000000000000000000000000000000", "").await,
+        Err(UrlStepError::Unknown)
+    );
+    let still = call(&running.url, Some(&again)).await;
+    assert_eq!(still["result"]["resultType"], "input_required", "{still}");
+
+    // The payment provider's callback marks it: the retry accepts.
+    steps.complete(&id, "").await.unwrap();
+    let paid = call(&running.url, Some(&still)).await;
+    assert_eq!(text(&paid), format!("Paid ({id})."));
+}
+
+#[tokio::test]
+async fn an_expired_step_is_gone() {
+    let clock = ManualClock::at(1_000_000);
+    let steps = UrlSteps::new(InMemoryUrlSteps::with_clock(clock.clone()))
+        .with_clock(clock.clone())
+        .ttl(std::time::Duration::from_secs(60));
+    let running = support::http::serve(server(steps.clone())).await;
+    let asked = call(&running.url, None).await;
+    let id = step_id(&asked);
+    clock.advance(61);
+    assert_eq!(steps.complete(&id, "").await, Err(UrlStepError::Unknown));
+    let expired = call(&running.url, Some(&asked)).await;
+    assert_eq!(text(&expired), "Not paid: Expired.");
+}
+
+#[tokio::test]
+async fn without_url_steps_a_handler_that_opens_one_says_why() {
+    let running = support::http::serve(
+        Server::builder("shop", "1")
+            .handler::<pay>()
+            .request_state_signer(RequestStateSigner::new([3u8; 32]).unwrap())
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let refused = call(&running.url, None).await;
+    assert!(
+        text(&refused).starts_with("cannot take payments:"),
+        "{refused}"
+    );
+}
+
+#[cfg(feature = "redis")]
+#[path = "../../tests/fleet/redis_server.rs"]
+mod redis_server;
+
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn with_redis_the_step_is_completed_through_another_instance() {
+    use mcp_runtime::server::RedisUrlSteps;
+    let redis = redis_server::Redis::start();
+    let on =
+        |prefix: &str| UrlSteps::new(RedisUrlSteps::new(&redis.url()).unwrap().key_prefix(prefix));
+    let (a, b) = (on("shop:"), on("shop:"));
+    let running = support::http::serve(server(a)).await;
+    let asked = call(&running.url, None).await;
+    let id = step_id(&asked);
+    let pending = call(&running.url, Some(&asked)).await;
+    assert_eq!(pending["result"]["resultType"], "input_required");
+
+    // The web route runs on B: another process, the same Redis.
+    assert_eq!(b.complete(&id, "mallory").await, Err(UrlStepError::Foreign));
+    assert_eq!(b.complete("nope", "").await, Err(UrlStepError::Unknown));
+    b.complete(&id, "").await.unwrap();
+    let paid = call(&running.url, Some(&pending)).await;
+    assert_eq!(text(&paid), format!("Paid ({id})."));
+
+    // Another prefix is another store: the step is unknown there.
+    assert_eq!(
+        on("other:").complete(&id, "").await,
+        Err(UrlStepError::Unknown)
+    );
+}
