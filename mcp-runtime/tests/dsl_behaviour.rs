@@ -532,6 +532,37 @@ async fn drive_flow(url: &str, method: &str, params: Value, def: &str) -> Vec<Va
         "Ada, pick a colour."
     );
 
+    // No answer for the colour: Missing, so it asks again, still for Ada.
+    let missing = result(
+        &rpc(
+            url,
+            method,
+            with(json!({"requestState": state2,
+                        "inputResponses": {"name": {"action": "accept", "content": {"name": "Eve"}}}})),
+        )
+        .await,
+        def,
+    );
+    assert_eq!(missing["resultType"], "input_required");
+    assert_eq!(
+        missing["inputRequests"]["colour"]["params"]["message"],
+        "Ada, pick a colour."
+    );
+
+    // A declined colour ends the flow with a goodbye to the name in the state.
+    let declined = result(
+        &rpc(
+            url,
+            method,
+            with(json!({"requestState": state2,
+                        "inputResponses": {"colour": {"action": "decline"}}})),
+        )
+        .await,
+        def,
+    );
+    assert_eq!(declined["resultType"], "complete", "{declined:#}");
+    assert!(declined.to_string().contains("Goodbye, Ada."), "{declined:#}");
+
     // Round 3: only the newest answer travels; the name comes from the state.
     let done = result(
         &rpc(
