@@ -561,7 +561,10 @@ async fn drive_flow(url: &str, method: &str, params: Value, def: &str) -> Vec<Va
         def,
     );
     assert_eq!(declined["resultType"], "complete", "{declined:#}");
-    assert!(declined.to_string().contains("Goodbye, Ada."), "{declined:#}");
+    assert!(
+        declined.to_string().contains("Goodbye, Ada."),
+        "{declined:#}"
+    );
 
     // Round 3: only the newest answer travels; the name comes from the state.
     let done = result(
