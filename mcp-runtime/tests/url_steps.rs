@@ -175,3 +175,194 @@ async fn with_redis_the_step_is_completed_through_another_instance() {
         Err(UrlStepError::Unknown)
     );
 }
+
+// ---------------------------------------------------------------------------
+// 2025-era clients: the bridge asks them the URL step with
+// `elicitation/create`, and they hear `notifications/elicitation/complete`
+// when the step completes.
+
+/// Like `pay`, but after the user accepts it waits (bounded) for the
+/// payment instead of asking again: the shape a 2025-era bridge prefers.
+#[tool]
+async fn pay_and_wait(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
+    let Some(Paying { step }) = resume.into_inner() else {
+        return match ctx.open_url_step().await {
+            Ok(step) => ask(step),
+            Err(error) => Reply::text(format!("cannot take payments: {error}")),
+        };
+    };
+    match ctx.url_step_answer("pay", &step).await {
+        UrlAnswer::Pending => {}
+        other => return Reply::text(format!("Answered: {other:?}.")),
+    }
+    match ctx
+        .wait_url_step(&step, std::time::Duration::from_millis(1_500))
+        .await
+    {
+        UrlAnswer::Completed => Reply::text(format!("Paid ({}).", step.id())),
+        other => Reply::text(format!("Not paid: {other:?}.")),
+    }
+}
+
+/// Waits two seconds after the user accepts, without looking at the step:
+/// only the bridge's own watch can announce a completion meanwhile.
+#[tool]
+async fn pay_blind(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
+    if resume.into_inner().is_none() {
+        return match ctx.open_url_step().await {
+            Ok(step) => ask(step),
+            Err(error) => Reply::text(format!("cannot take payments: {error}")),
+        };
+    }
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    Reply::text("Done waiting.")
+}
+
+fn legacy_server(steps: UrlSteps) -> Server {
+    Server::builder("shop", "1")
+        .handler::<pay_and_wait>()
+        .handler::<pay_blind>()
+        .request_state_signer(RequestStateSigner::new([3u8; 32]).unwrap())
+        .url_steps(steps)
+        .build()
+        .unwrap()
+}
+
+/// The URL-mode `elicitation/create` requests the client saw, as
+/// (elicitationId, step id in the URL).
+fn asked_steps(exchange: &support::legacy::Exchange) -> Vec<(String, String)> {
+    exchange
+        .with_method("elicitation/create")
+        .into_iter()
+        .map(|m| {
+            let url = m["params"]["url"].as_str().unwrap();
+            let id = m["params"]["elicitationId"].as_str().unwrap();
+            (id.to_owned(), url.rsplit('/').next().unwrap().to_owned())
+        })
+        .collect()
+}
+
+/// The `elicitationId`s of the completion notifications of `exchange`.
+fn announced(exchange: &support::legacy::Exchange) -> Vec<String> {
+    exchange
+        .with_method("notifications/elicitation/complete")
+        .into_iter()
+        .map(|m| m["params"]["elicitationId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn legacy_url_client(url: &str) -> support::legacy::LegacyClient {
+    let capabilities = json!({"elicitation": {"form": {}, "url": {}}});
+    support::legacy::LegacyClient::initialize(url, "2025-11-25", capabilities)
+        .await
+        .0
+}
+
+#[tokio::test]
+async fn a_2025_client_hears_its_step_complete_once_before_the_result() {
+    let steps = UrlSteps::in_memory();
+    let running = support::http::serve(legacy_server(steps.clone())).await;
+    let client = legacy_url_client(&running.url).await;
+    let params = json!({"name": "pay_and_wait", "arguments": {}});
+    let exchange = client
+        .call(7, "tools/call", params, |asked| {
+            // The user pays; the provider's callback lands a moment later.
+            let url = asked["params"]["url"].as_str()?;
+            let id = url.rsplit('/').next()?.to_owned();
+            let steps = steps.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                steps.complete(&id, "").await.unwrap();
+            });
+            Some(json!({"action": "accept"}))
+        })
+        .await;
+    let asked = asked_steps(&exchange);
+    assert_eq!(asked.len(), 1, "{exchange:#?}");
+    let (elicitation_id, step) = &asked[0];
+    assert_eq!(text(&exchange.response), format!("Paid ({step})."));
+    assert_eq!(announced(&exchange), [elicitation_id.clone()], "once");
+    let position = |method: &str| exchange.messages.iter().position(|m| m["method"] == method);
+    assert!(
+        position("elicitation/create") < position("notifications/elicitation/complete"),
+        "{exchange:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_step_never_completed_is_never_announced() {
+    let steps = UrlSteps::in_memory();
+    let running = support::http::serve(legacy_server(steps.clone())).await;
+    let client = legacy_url_client(&running.url).await;
+    let params = json!({"name": "pay_and_wait", "arguments": {}});
+    let exchange = client
+        .call(8, "tools/call", params, |_| {
+            Some(json!({"action": "accept"}))
+        })
+        .await;
+    assert_eq!(text(&exchange.response), "Not paid: Pending.");
+    assert_eq!(asked_steps(&exchange).len(), 1);
+    assert!(announced(&exchange).is_empty(), "{exchange:#?}");
+
+    // Completing it afterwards, with nobody left to tell, is quiet and fine.
+    let step = &asked_steps(&exchange)[0].1;
+    steps.complete(step, "").await.unwrap();
+}
+
+#[tokio::test]
+async fn a_2026_client_is_asked_without_an_elicitation_id() {
+    // 2026-07-28 has no completion notification: the request is answered
+    // input-required, and completing the step sends nothing anywhere.
+    let steps = UrlSteps::in_memory();
+    let running = support::http::serve(legacy_server(steps.clone())).await;
+    let params = json!({"name": "pay_and_wait", "arguments": {}});
+    let asked = request(&running.url, 1, "tools/call", params, url_client()).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let url = asked["result"]["inputRequests"]["pay"]["params"]["url"]
+        .as_str()
+        .unwrap();
+    assert!(
+        asked["result"]["inputRequests"]["pay"]["params"]
+            .get("elicitationId")
+            .is_none()
+    );
+    steps
+        .complete(url.rsplit('/').next().unwrap(), "")
+        .await
+        .unwrap();
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn with_redis_a_2025_client_hears_a_step_completed_on_another_instance() {
+    use mcp_runtime::server::RedisUrlSteps;
+    let redis = redis_server::Redis::start();
+    let on = || {
+        UrlSteps::new(
+            RedisUrlSteps::new(&redis.url())
+                .unwrap()
+                .key_prefix("shop:"),
+        )
+    };
+    let (a, b) = (on(), on());
+    let running = support::http::serve(legacy_server(a)).await;
+    let client = legacy_url_client(&running.url).await;
+    let params = json!({"name": "pay_blind", "arguments": {}});
+    let exchange = client
+        .call(9, "tools/call", params, |asked| {
+            // The web route runs on B: only A's watch of Redis can tell.
+            let url = asked["params"]["url"].as_str()?;
+            let id = url.rsplit('/').next()?.to_owned();
+            let b = b.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                b.complete(&id, "").await.unwrap();
+            });
+            Some(json!({"action": "accept"}))
+        })
+        .await;
+    assert_eq!(text(&exchange.response), "Done waiting.");
+    let asked = asked_steps(&exchange);
+    assert_eq!(asked.len(), 1, "{exchange:#?}");
+    assert_eq!(announced(&exchange), [asked[0].0.clone()], "{exchange:#?}");
+}

@@ -24,7 +24,7 @@ use super::input_required::{DeclaredInputs, missing_capabilities};
 use super::registry::Registry;
 use super::session::{Question, Unanswered};
 use super::state_gate::{self, Sealed};
-use super::{Notifier, Session};
+use super::{Notifier, Session, url_steps};
 use crate::schema::{
     CallToolResult, CancelledNotificationParams, ElicitRequestParams, ErrorObject, GetPromptResult,
     InputRequest, InputResponses, McpError, ReadResourceResult, RequestId, codes,
@@ -132,7 +132,7 @@ pub(crate) async fn next_round(
     let deadline = Instant::now() + bridge.round_timeout;
     let mut answers = InputResponses::new();
     for (key, input) in &requests {
-        let answer = ask_one(session, &request.notifier, input, deadline)
+        let answer = ask_one(session, request, input, deadline)
             .await
             .map_err(Stop::Stuck)?;
         answers.insert(key.clone(), answer);
@@ -166,18 +166,37 @@ fn described(required: &crate::schema::ClientCapabilities) -> String {
     names.join(" and ")
 }
 
-/// Asks the client one input request and awaits its answer, until `deadline`.
+/// Asks the client one input request on the stream of `request` and
+/// awaits its answer, until `deadline`.
 async fn ask_one(
     session: &Session,
-    out: &Notifier,
+    request: &RequestData,
     input: &InputRequest,
     deadline: Instant,
 ) -> Result<serde_json::Value, String> {
     let method = input.method();
+    let out = &request.notifier;
     let mut question = session
         .open_question()
         .map_err(|why| unanswered(method, &why))?;
-    let message = outgoing(&question, input, session.protocol_version())?;
+    let elicitation_id = elicitation_id(&question.id);
+    let message = outgoing(
+        &question,
+        input,
+        &elicitation_id,
+        session.protocol_version(),
+    )?;
+    if let (InputRequest::Elicitation(ElicitRequestParams::Url(url)), Some(steps)) =
+        (input, &request.url_steps)
+    {
+        // A URL that carries one of the caller's open steps: the client
+        // hears when that step completes.
+        for step in url_steps::step_ids_in(&url.url) {
+            steps
+                .watch(step, request.receive.subject(), &elicitation_id, out)
+                .await;
+        }
+    }
     match timeout_at(deadline, out.send_json(message)).await {
         Ok(true) => {}
         Ok(false) => return Err(unanswered(method, &Unanswered::NoStream)),
@@ -218,8 +237,14 @@ fn timed_out(method: &str) -> String {
     format!("the client did not answer {method} in time")
 }
 
-/// The JSON-RPC request that carries `input` to a client of `version`.
-fn outgoing(question: &Question, input: &InputRequest, version: &str) -> Result<String, String> {
+/// The JSON-RPC request that carries `input` to a client of `version`
+/// (in URL mode, named `elicitation_id`).
+fn outgoing(
+    question: &Question,
+    input: &InputRequest,
+    elicitation_id: &str,
+    version: &str,
+) -> Result<String, String> {
     let mut message = match serde_json::to_value(input) {
         Ok(serde_json::Value::Object(message)) => message,
         _ => return Err(format!("could not serialise {}", input.method())),
@@ -236,7 +261,7 @@ fn outgoing(question: &Question, input: &InputRequest, version: &str) -> Result<
             // URL mode names the elicitation, so that its completion can
             // be announced; 2026-07-28 dropped the id, 2025-11-25 needs it.
             ElicitRequestParams::Url(_) => {
-                params.insert("elicitationId".into(), elicitation_id(&question.id).into());
+                params.insert("elicitationId".into(), elicitation_id.into());
             }
             // Before 2025-11-25 every elicitation was a form, with no `mode`.
             ElicitRequestParams::Form(_) if version < "2025-11-25" => {

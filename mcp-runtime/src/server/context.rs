@@ -181,7 +181,11 @@ impl Context {
             return UrlAnswer::Unavailable("the server has no URL steps".to_owned());
         };
         match steps.status(step, self.data.receive.subject()).await {
-            Ok(UrlStepStatus::Completed) => UrlAnswer::Completed,
+            Ok(UrlStepStatus::Completed) => {
+                // A 2025-era client asked for it hears before the result.
+                steps.announce(step.id()).await;
+                UrlAnswer::Completed
+            }
             Ok(UrlStepStatus::Pending) => UrlAnswer::Pending,
             Err(UrlStepError::Unavailable(why)) => UrlAnswer::Unavailable(why),
             Err(UrlStepError::Unknown | UrlStepError::Foreign | UrlStepError::Full) => {

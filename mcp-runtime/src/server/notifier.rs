@@ -18,6 +18,22 @@ pub struct Notifier {
     close: Option<StreamClose>,
 }
 
+/// A [`Notifier`] that does not hold its stream open: it reaches the
+/// client only while the request is still being answered.
+#[derive(Debug)]
+pub(crate) struct WeakNotifier(mpsc::WeakSender<String>);
+
+impl WeakNotifier {
+    /// The notifier, while its request is still being answered and the
+    /// client still listens.
+    pub(crate) fn upgrade(&self) -> Option<Notifier> {
+        self.0
+            .upgrade()
+            .map(Notifier::new)
+            .filter(|notifier| !notifier.is_closed())
+    }
+}
+
 impl Notifier {
     /// A notifier that sends serialised notifications on `tx`.
     pub fn new(tx: mpsc::Sender<String>) -> Self {
@@ -58,6 +74,18 @@ impl Notifier {
     /// Whether notifications reach the client (the transport can stream).
     pub fn is_enabled(&self) -> bool {
         self.tx.is_some()
+    }
+
+    /// Whether nothing sent now can reach the client any more (disabled,
+    /// or the stream it fed is gone).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tx.as_ref().is_none_or(mpsc::Sender::is_closed)
+    }
+
+    /// A handle that reaches this stream without keeping it open: the
+    /// transport answers the request once every strong notifier is gone.
+    pub(crate) fn downgrade(&self) -> Option<WeakNotifier> {
+        self.tx.as_ref().map(|tx| WeakNotifier(tx.downgrade()))
     }
 
     /// Sends one message, already serialised (a request to the client).

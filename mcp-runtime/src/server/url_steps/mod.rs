@@ -16,6 +16,7 @@
 //! [`RedisUrlSteps`] (cargo feature `redis`) when the web route may run
 //! on another instance than the MCP request.
 
+mod announce;
 #[cfg(feature = "redis")]
 mod redis;
 
@@ -29,6 +30,10 @@ use serde::{Deserialize, Serialize};
 use crate::BoxFuture;
 use crate::schema::InputRequest;
 use crate::state::{Clock, SystemClock};
+
+use super::Notifier;
+use announce::Announcements;
+pub(crate) use announce::step_ids_in;
 
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_URL_STEP_KEY_PREFIX, RedisUrlSteps};
@@ -161,6 +166,8 @@ pub struct UrlSteps {
     store: Arc<dyn UrlStepStore>,
     ttl: Duration,
     clock: Arc<dyn Clock>,
+    /// 2025-era clients to tell when their step completes.
+    announcements: Arc<Announcements>,
 }
 
 impl fmt::Debug for UrlSteps {
@@ -178,6 +185,7 @@ impl UrlSteps {
             store: Arc::new(store),
             ttl: DEFAULT_URL_STEP_TTL,
             clock: Arc::new(SystemClock),
+            announcements: Arc::default(),
         }
     }
 
@@ -203,8 +211,69 @@ impl UrlSteps {
     /// of the MCP caller who was asked (`""` on a server without
     /// authentication). An unknown or expired id is [`UrlStepError::Unknown`],
     /// another subject's step [`UrlStepError::Foreign`]: neither is marked.
+    ///
+    /// A 2025-era client asked for this step in this process hears of it
+    /// (`notifications/elicitation/complete`) before this returns.
     pub async fn complete(&self, id: &str, subject: &str) -> Result<(), UrlStepError> {
-        self.store.complete(id, subject).await
+        self.store.complete(id, subject).await?;
+        self.announcements.announce(id).await;
+        Ok(())
+    }
+
+    /// Announces step `id`'s end to the 2025-era client asked for it in
+    /// this process, if it was and has not heard yet.
+    pub(crate) async fn announce(&self, id: &str) {
+        self.announcements.announce(id).await;
+    }
+
+    /// The bridge asked a 2025-era client, on `notifier` under
+    /// `elicitation_id`, a URL-mode request whose URL carries `id`: if
+    /// `id` is an open step of `owner`, the client hears when it
+    /// completes, in this process or on another instance (watched by
+    /// polling the store until the step completes or expires, or the
+    /// stream closes).
+    pub(crate) async fn watch(
+        &self,
+        id: &str,
+        owner: &str,
+        elicitation_id: &str,
+        notifier: &Notifier,
+    ) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if self.store.status(id, owner).await != Ok(UrlStepStatus::Pending) {
+            return;
+        }
+        // Asked again: the newest question is the one to answer; the
+        // watch already running serves it.
+        let watched = self.announcements.is_pending(id);
+        if !self.announcements.register(id, elicitation_id, notifier) {
+            tracing::warn!("too many URL steps wait to be announced; this one will not be");
+            return;
+        }
+        if watched {
+            return;
+        }
+        let (steps, id, owner) = (self.clone(), id.to_owned(), owner.to_owned());
+        runtime.spawn(async move { steps.poll_until_done(&id, &owner).await });
+    }
+
+    /// Polls step `id` until it completes (then announces it), expires, or
+    /// nobody waits to hear of it; at most the step lifetime.
+    async fn poll_until_done(&self, id: &str, owner: &str) {
+        let deadline = tokio::time::Instant::now() + self.ttl;
+        let mut pause = Duration::from_millis(100);
+        while tokio::time::Instant::now() < deadline && self.announcements.is_pending(id) {
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+            match self.store.status(id, owner).await {
+                Ok(UrlStepStatus::Completed) => return self.announcements.announce(id).await,
+                Ok(UrlStepStatus::Pending) | Err(UrlStepError::Unavailable(_)) => {}
+                Err(UrlStepError::Unknown | UrlStepError::Foreign | UrlStepError::Full) => break,
+            }
+        }
+        self.announcements.forget(id);
     }
 
     /// Opens a step for `owner`.

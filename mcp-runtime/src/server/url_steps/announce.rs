@@ -1,0 +1,171 @@
+//! Telling a 2025-era client that its URL step finished.
+//!
+//! 2025-11-25 names each URL-mode elicitation (`elicitationId`) and lets
+//! the server announce its end with `notifications/elicitation/complete`.
+//! When the bridge asks a 2025-era client a URL-mode request whose URL
+//! carries the id of one of the caller's open steps, it registers here the
+//! elicitation id and the stream it asked on. The announcement then goes
+//! out exactly once, from whichever comes first in this process:
+//!
+//! - [`UrlSteps::complete`](super::UrlSteps::complete) called here;
+//! - the handler seeing the step complete
+//!   ([`Context::url_step_answer`](crate::server::Context::url_step_answer),
+//!   [`Context::wait_url_step`](crate::server::Context::wait_url_step)),
+//!   so the announcement precedes the result;
+//! - the watch the bridge starts, which polls the store (a step completed
+//!   on another instance, through Redis) until the step completes or
+//!   expires, or the stream closes.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use crate::schema::notification_methods;
+use crate::server::notifier::{Notifier, WeakNotifier};
+
+/// The most announcements a process waits to make at once; beyond it a
+/// URL step is still asked and tracked, only not announced.
+pub(crate) const MAX_PENDING_ANNOUNCEMENTS: usize = 4_096;
+
+/// Steps asked of 2025-era clients, by step id.
+#[derive(Default)]
+pub(crate) struct Announcements {
+    pending: Mutex<HashMap<String, Pending>>,
+}
+
+struct Pending {
+    elicitation_id: String,
+    /// The stream of the request that asked: weak, so that waiting to
+    /// announce never holds the request's response back.
+    notifier: WeakNotifier,
+}
+
+/// `notifications/elicitation/complete`'s params.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompleteParams<'a> {
+    elicitation_id: &'a str,
+}
+
+impl Announcements {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Announces step `step_id`'s end on `notifier` under
+    /// `elicitation_id`, once it completes, if its request is still being
+    /// answered then. False when too many wait (or `notifier` cannot send).
+    pub(crate) fn register(
+        &self,
+        step_id: &str,
+        elicitation_id: &str,
+        notifier: &Notifier,
+    ) -> bool {
+        let Some(notifier) = notifier.downgrade() else {
+            return false;
+        };
+        let mut pending = self.lock();
+        if pending.len() >= MAX_PENDING_ANNOUNCEMENTS && !pending.contains_key(step_id) {
+            return false;
+        }
+        let entry = Pending {
+            elicitation_id: elicitation_id.to_owned(),
+            notifier,
+        };
+        pending.insert(step_id.to_owned(), entry);
+        true
+    }
+
+    /// Whether step `step_id`'s end is still to be announced to a request
+    /// still being answered (one that ended is forgotten).
+    pub(crate) fn is_pending(&self, step_id: &str) -> bool {
+        let mut pending = self.lock();
+        match pending.get(step_id) {
+            Some(waiting) if waiting.notifier.upgrade().is_none() => {
+                pending.remove(step_id);
+                false
+            }
+            Some(_) => true,
+            None => false,
+        }
+    }
+
+    /// Stops waiting to announce `step_id` (expired, or nobody listens).
+    pub(crate) fn forget(&self, step_id: &str) {
+        self.lock().remove(step_id);
+    }
+
+    /// Sends the announcement for `step_id`, if one waits: only the first
+    /// call for a step sends.
+    pub(crate) async fn announce(&self, step_id: &str) {
+        let Some(pending) = self.lock().remove(step_id) else {
+            return;
+        };
+        let Some(notifier) = pending.notifier.upgrade() else {
+            return;
+        };
+        let params = CompleteParams {
+            elicitation_id: &pending.elicitation_id,
+        };
+        let _ = notifier
+            .send(notification_methods::ELICITATION_COMPLETE, params)
+            .await;
+    }
+}
+
+/// The candidate step ids in `url`: runs of exactly 32 hex digits (the
+/// shape of a step id), at most four.
+pub(crate) fn step_ids_in(url: &str) -> impl Iterator<Item = &str> {
+    url.split(|c: char| !c.is_ascii_hexdigit())
+        .filter(|run| run.len() == 32)
+        .take(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_step_shaped_runs_only() {
+        let id = "0123456789abcdef0123456789abcdef";
+        let url = format!("https://pay.example/{id}?x=1&long={id}00&s=ab");
+        assert_eq!(step_ids_in(&url).collect::<Vec<_>>(), [id]);
+        assert_eq!(step_ids_in("https://example.com/").count(), 0);
+    }
+
+    #[tokio::test]
+    async fn announces_once_on_the_registered_stream() {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        let announcements = Announcements::default();
+        let notifier = Notifier::new(tx);
+        assert!(announcements.register("s1", "e1", &notifier));
+        assert!(announcements.is_pending("s1"));
+        announcements.announce("s1").await;
+        announcements.announce("s1").await;
+        let sent: serde_json::Value =
+            serde_json::from_str(&rx.try_recv().unwrap_or_default()).unwrap_or_default();
+        assert_eq!(sent["method"], "notifications/elicitation/complete");
+        assert_eq!(sent["params"]["elicitationId"], "e1");
+        assert!(rx.try_recv().is_err(), "announced once");
+        assert!(!announcements.is_pending("s1"));
+    }
+
+    #[tokio::test]
+    async fn waiting_to_announce_never_holds_the_response_back() {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        let announcements = Announcements::default();
+        let notifier = Notifier::new(tx);
+        assert!(announcements.register("s1", "e1", &notifier));
+        // The request is answered: its last notifier goes, the stream ends.
+        drop(notifier);
+        assert_eq!(rx.recv().await, None);
+        assert!(!announcements.is_pending("s1"), "forgotten");
+        announcements.announce("s1").await;
+    }
+
+    #[test]
+    fn a_disabled_notifier_is_not_registered() {
+        let announcements = Announcements::default();
+        assert!(!announcements.register("s1", "e1", &Notifier::disabled()));
+        assert!(!announcements.is_pending("s1"));
+    }
+}
