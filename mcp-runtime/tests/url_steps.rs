@@ -281,7 +281,11 @@ async fn a_2025_client_hears_its_step_complete_once_before_the_result() {
     assert_eq!(asked.len(), 1, "{exchange:#?}");
     let (elicitation_id, step) = &asked[0];
     assert_eq!(text(&exchange.response), format!("Paid ({step})."));
-    assert_eq!(announced(&exchange), [elicitation_id.clone()], "once");
+    assert_eq!(
+        announced(&exchange),
+        std::slice::from_ref(elicitation_id),
+        "once"
+    );
     let position = |method: &str| exchange.messages.iter().position(|m| m["method"] == method);
     assert!(
         position("elicitation/create") < position("notifications/elicitation/complete"),
