@@ -159,6 +159,21 @@ async fn with_redis_the_step_is_completed_through_another_instance() {
     let running = support::http::serve(server(a)).await;
     let asked = call(&running.url, None).await;
     let id = step_id(&asked);
+    // Expiry cleans up: the step's key lives no longer than the step.
+    let mut connection = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let ttl: i64 = redis::cmd("TTL")
+        .arg(format!("shop:{id}"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(
+        (1..=600).contains(&ttl),
+        "the key expires with the step: {ttl}"
+    );
     let pending = call(&running.url, Some(&asked)).await;
     assert_eq!(pending["result"]["resultType"], "input_required");
 
