@@ -59,7 +59,9 @@ impl UrlStep {
     }
 
     /// The URL-mode elicitation that sends the user to `url` for this
-    /// step.
+    /// step. Put [`id`](Self::id) in `url`: the web route learns the step
+    /// from it, and a 2025-era client asked through the bridge hears
+    /// `notifications/elicitation/complete` only for a URL that carries it.
     pub fn request(&self, message: impl Into<String>, url: impl Into<String>) -> InputRequest {
         InputRequest::elicit_url(message, url)
     }
