@@ -273,6 +273,21 @@ async fn legacy_url_client(url: &str) -> support::legacy::LegacyClient {
         .0
 }
 
+/// A user who accepts each URL request and pays: the payment provider's
+/// callback marks the step through `steps` a moment later.
+fn paying_through(steps: UrlSteps) -> impl FnMut(&Value) -> Option<Value> {
+    move |asked| {
+        let url = asked["params"]["url"].as_str()?;
+        let id = url.rsplit('/').next()?.to_owned();
+        let steps = steps.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            steps.complete(&id, "").await.unwrap();
+        });
+        Some(json!({"action": "accept"}))
+    }
+}
+
 #[tokio::test]
 async fn a_2025_client_hears_its_step_complete_once_before_the_result() {
     let steps = UrlSteps::in_memory();
@@ -280,17 +295,7 @@ async fn a_2025_client_hears_its_step_complete_once_before_the_result() {
     let client = legacy_url_client(&running.url).await;
     let params = json!({"name": "pay_and_wait", "arguments": {}});
     let exchange = client
-        .call(7, "tools/call", params, |asked| {
-            // The user pays; the provider's callback lands a moment later.
-            let url = asked["params"]["url"].as_str()?;
-            let id = url.rsplit('/').next()?.to_owned();
-            let steps = steps.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                steps.complete(&id, "").await.unwrap();
-            });
-            Some(json!({"action": "accept"}))
-        })
+        .call(7, "tools/call", params, paying_through(steps.clone()))
         .await;
     let asked = asked_steps(&exchange);
     assert_eq!(asked.len(), 1, "{exchange:#?}");
@@ -368,17 +373,8 @@ async fn with_redis_a_2025_client_hears_a_step_completed_on_another_instance() {
     let client = legacy_url_client(&running.url).await;
     let params = json!({"name": "pay_blind", "arguments": {}});
     let exchange = client
-        .call(9, "tools/call", params, |asked| {
-            // The web route runs on B: only A's watch of Redis can tell.
-            let url = asked["params"]["url"].as_str()?;
-            let id = url.rsplit('/').next()?.to_owned();
-            let b = b.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                b.complete(&id, "").await.unwrap();
-            });
-            Some(json!({"action": "accept"}))
-        })
+        // The web route runs on B: only A's watch of Redis can tell.
+        .call(9, "tools/call", params, paying_through(b))
         .await;
     assert_eq!(text(&exchange.response), "Done waiting.");
     let asked = asked_steps(&exchange);
