@@ -233,10 +233,25 @@ async fn pay_blind(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
     Reply::text("Done waiting.")
 }
 
+/// A payment the provider confirms before the user is even asked (the
+/// card on file): the step is complete when the question goes out.
+#[tool]
+async fn pay_on_file(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
+    let Some(Paying { step }) = resume.into_inner() else {
+        let steps = ctx.shared::<UrlSteps>().unwrap();
+        let step = ctx.open_url_step().await.unwrap();
+        steps.complete(step.id(), "").await.unwrap();
+        return ask(step);
+    };
+    Reply::text(format!("{:?}", ctx.url_step_answer("pay", &step).await))
+}
+
 fn legacy_server(steps: UrlSteps) -> Server {
     Server::builder("shop", "1")
         .handler::<pay_and_wait>()
         .handler::<pay_blind>()
+        .handler::<pay_on_file>()
+        .share(steps.clone())
         .request_state_signer(RequestStateSigner::new([3u8; 32]).unwrap())
         .url_steps(steps)
         .build()
@@ -306,6 +321,27 @@ async fn a_2025_client_hears_its_step_complete_once_before_the_result() {
         std::slice::from_ref(elicitation_id),
         "once"
     );
+    let position = |method: &str| exchange.messages.iter().position(|m| m["method"] == method);
+    assert!(
+        position("elicitation/create") < position("notifications/elicitation/complete"),
+        "{exchange:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_step_complete_before_it_is_asked_is_announced_after_the_question() {
+    let running = support::http::serve(legacy_server(UrlSteps::in_memory())).await;
+    let client = legacy_url_client(&running.url).await;
+    let params = json!({"name": "pay_on_file", "arguments": {}});
+    let exchange = client
+        .call(10, "tools/call", params, |_| {
+            Some(json!({"action": "accept"}))
+        })
+        .await;
+    assert_eq!(text(&exchange.response), "Completed");
+    let asked = asked_steps(&exchange);
+    assert_eq!(asked.len(), 1, "{exchange:#?}");
+    assert_eq!(announced(&exchange), [asked[0].0.clone()], "{exchange:#?}");
     let position = |method: &str| exchange.messages.iter().position(|m| m["method"] == method);
     assert!(
         position("elicitation/create") < position("notifications/elicitation/complete"),

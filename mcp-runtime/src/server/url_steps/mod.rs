@@ -228,12 +228,12 @@ impl UrlSteps {
         self.announcements.announce(id).await;
     }
 
-    /// The bridge asked a 2025-era client, on `notifier` under
+    /// The bridge asks a 2025-era client, on `notifier` under
     /// `elicitation_id`, a URL-mode request whose URL carries `id`: if
-    /// `id` is an open step of `owner`, the client hears when it
-    /// completes, in this process or on another instance (watched by
-    /// polling the store until the step completes or expires, or the
-    /// stream closes).
+    /// `id` is a step of `owner`, the client hears when it completes (or,
+    /// just after the question, that it already has), in this process or
+    /// on another instance. The watch polls the store until the step
+    /// completes or expires, or the request has been answered.
     pub(crate) async fn watch(
         &self,
         id: &str,
@@ -244,7 +244,12 @@ impl UrlSteps {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        if self.store.status(id, owner).await != Ok(UrlStepStatus::Pending) {
+        // A step completed before the question went out is still announced
+        // (by the watch's first poll, after the question).
+        if !matches!(
+            self.store.status(id, owner).await,
+            Ok(UrlStepStatus::Pending | UrlStepStatus::Completed)
+        ) {
             return;
         }
         // Asked again: the newest question is the one to answer; the
