@@ -17,7 +17,15 @@
 //!   state, and answers "Booked RESTAURANT for N, SITTING sitting." (or
 //!   "No table booked." when the user declines);
 //! - the `haiku` prompt, which asks for a topic, then returns a message about
-//!   it.
+//!   it;
+//! - the `checkout` tool, which sends the user to a payment page through a
+//!   URL step the server tracks (`https://pay.example.com/checkout/ID`).
+//!   The page does not exist: the payment provider's callback is played by
+//!   the server itself, which marks the step complete 300 ms after asking.
+//!   Once the user has accepted, the tool waits (at most 10 s) for the
+//!   step and answers "Paid N EUR." (or "No payment taken." when the user
+//!   declines). A 2025-era client hears `notifications/elicitation/complete`
+//!   for the request when the step completes.
 //!
 //! The two that ask are written once, as `input_required` handlers: a
 //! 2026-07-28 client answers their input requests and retries, and for a
@@ -29,9 +37,11 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{GetPromptResult, PromptMessage};
+use mcp_runtime::server::UrlSteps;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::{http::HttpTransport, stdio};
 use serde::{Deserialize, Serialize};
@@ -156,12 +166,78 @@ async fn haiku(ctx: Ctx) -> Reply<(), GetPromptResult> {
     }
 }
 
+/// The arguments of `checkout`.
+#[derive(Deserialize, JsonSchema)]
+struct CheckoutArgs {
+    /// The amount to pay, in euros.
+    euros: u32,
+}
+
+/// Where a checkout stands between rounds: its payment's step.
+#[derive(Serialize, Deserialize)]
+struct Paying {
+    step: UrlStep,
+}
+
+/// How long the simulated payment provider takes to call back.
+const PAYMENT_CALLBACK_DELAY: Duration = Duration::from_millis(300);
+
+/// Takes a payment on a payment page, and answers once it went through.
+#[tool]
+async fn checkout(
+    args: CheckoutArgs,
+    ctx: Ctx,
+    paying: Resume<Paying>,
+) -> Result<Reply<Paying>, ToolError> {
+    let unavailable = |why: String| ToolError::new(format!("Payments are unavailable: {why}"));
+    let Some(Paying { step }) = paying.into_inner() else {
+        let step = ctx
+            .open_url_step()
+            .await
+            .map_err(|e| unavailable(e.to_string()))?;
+        let steps = ctx.shared::<UrlSteps>();
+        let (id, payer) = (step.id().to_owned(), ctx.receive().subject().to_owned());
+        // The payment provider's callback, played by the server.
+        tokio::spawn(async move {
+            tokio::time::sleep(PAYMENT_CALLBACK_DELAY).await;
+            if let Some(steps) = steps
+                && let Err(error) = steps.complete(&id, &payer).await
+            {
+                tracing::warn!("the simulated payment callback failed: {error}");
+            }
+        });
+        let url = format!("https://pay.example.com/checkout/{}", step.id());
+        let message = format!("Pay {} EUR on the payment page.", args.euros);
+        return Ok(Reply::ask("payment", step.request(message, url)).resume(Paying { step }));
+    };
+    match ctx.url_step_answer("payment", &step).await {
+        UrlAnswer::Completed => {}
+        UrlAnswer::Pending => match ctx.wait_url_step(&step, Duration::from_secs(10)).await {
+            UrlAnswer::Completed => {}
+            other => {
+                return Err(unavailable(format!(
+                    "the payment did not arrive ({other:?})"
+                )));
+            }
+        },
+        UrlAnswer::Declined | UrlAnswer::Cancelled | UrlAnswer::Missing => {
+            return Ok(Reply::text("No payment taken."));
+        }
+        other => return Err(unavailable(format!("{other:?}"))),
+    }
+    Ok(Reply::text(format!("Paid {} EUR.", args.euros)))
+}
+
 fn server() -> Result<Server, Box<dyn std::error::Error>> {
+    let steps = UrlSteps::in_memory();
     Ok(Server::builder("interop-server", env!("CARGO_PKG_VERSION"))
         .tool(add {})
         .tool(book_table {})
+        .tool(checkout {})
         .prompt(haiku {})
         .request_state_signer(RequestStateSigner::generate()?)
+        .url_steps(steps.clone())
+        .share(steps)
         .build()?)
 }
 

@@ -81,7 +81,7 @@ fn python_sdk_client_completes_our_tool_and_prompt() {
 
     assert_eq!(
         summary["listed"],
-        json!({"tools": ["add", "book_table"], "prompts": ["haiku"]}),
+        json!({"tools": ["add", "book_table", "checkout"], "prompts": ["haiku"]}),
         "{context}"
     );
     assert_eq!(

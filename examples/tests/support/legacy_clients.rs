@@ -5,7 +5,7 @@
 //!
 //! Both scripts print the same summary keys (see their header comments):
 //! `initialize`, `protocolVersion`, `listed`, `add`, `tool`, `prompt`,
-//! `declined`, `noElicitation`, `ping`, over HTTP `sessionEnd`, and
+//! `declined`, `noElicitation`, `ping`, `urlStep`, over HTTP `sessionEnd`, and
 //! `problems`, the mismatches the script itself found.
 
 use std::process::Command;
@@ -64,7 +64,7 @@ pub fn check_summary(summary: &Value, context: &str) {
 
     assert_eq!(
         summary["listed"],
-        json!({"tools": ["add", "book_table"], "prompts": ["haiku"]}),
+        json!({"tools": ["add", "book_table", "checkout"], "prompts": ["haiku"]}),
         "{context}"
     );
     assert_eq!(summary["add"]["texts"], json!(["5"]), "{context}");
@@ -112,6 +112,31 @@ pub fn check_summary(summary: &Value, context: &str) {
     );
 
     assert_eq!(summary["ping"], true, "{context}");
+
+    // A URL step: asked once with an elicitationId, announced complete
+    // under that id, then paid.
+    let paid = &summary["urlStep"];
+    assert_eq!(paid["texts"], json!(["Paid 40 EUR."]), "{context}");
+    assert_eq!(paid["isError"], false, "{context}");
+    let asked = paid["asked"].as_array().cloned().unwrap_or_default();
+    assert_eq!(asked.len(), 1, "one URL-mode request:\n{context}");
+    assert_eq!(asked[0]["mode"], "url", "{context}");
+    assert!(
+        asked[0]["url"]
+            .as_str()
+            .is_some_and(|url| url.starts_with("https://pay.example.com/checkout/")),
+        "{context}"
+    );
+    let id = asked[0]["elicitationId"].as_str().unwrap_or_default();
+    assert!(
+        !id.is_empty(),
+        "the request names its elicitation:\n{context}"
+    );
+    assert_eq!(
+        paid["completed"],
+        json!([id]),
+        "notifications/elicitation/complete, once, for that id:\n{context}"
+    );
 }
 
 /// Over HTTP: the client ended its session with DELETE, and the server then

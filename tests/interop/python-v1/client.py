@@ -13,7 +13,7 @@ opened (MCP-Session-Id). Then:
 a. records what the server answered to `initialize`: protocolVersion,
    serverInfo, capabilities (the version must be 2025-11-25, 2025-06-18 or
    2025-03-26);
-b. lists the tools (expects `add` and `book_table`) and prompts (`haiku`);
+b. lists the tools (expects `add`, `book_table` and `checkout`) and prompts (`haiku`);
 c. calls `add` {a: 2, b: 3}, which must answer the text "5";
 d. from a client that declares elicitation (the SDK does so when it is given
    an elicitation callback), calls `book_table` {restaurant: "Chez Rust"}: the
@@ -29,6 +29,13 @@ g. pings;
 h. from a third client without an elicitation callback (so it declares no
    elicitation capability), calls `book_table`: it must answer within 15 s
    with isError and a text that mentions elicitation;
+j. from a fourth client (whose callback declares form and URL mode), calls
+   `checkout` {euros: 40}: the server asks one URL-mode `elicitation/create`
+   (a URL on pay.example.com, with an `elicitationId`), which the callback
+   accepts; the server marks the payment done and sends
+   `notifications/elicitation/complete` for that id, which the SDK parses
+   into an `ElicitCompleteNotification` for the session's message handler;
+   the result must be "Paid 40 EUR.";
 i. over HTTP: the SDK ends the first session with DELETE when its context
    exits (`terminate_on_close`, on by default); an httpx event hook on the
    HTTP client handed to the SDK checks that it was sent with the session id
@@ -63,7 +70,7 @@ from typing import Any
 import anyio
 import httpx
 from mcp import ClientSession, StdioServerParameters, types
-from mcp.client.session import ElicitationFnT
+from mcp.client.session import ElicitationFnT, MessageHandlerFnT
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.context import RequestContext
@@ -75,6 +82,7 @@ EXPECTED_ADD_TEXT = "5"
 EXPECTED_TOOL_TEXT = "Booked Chez Rust for 4, late sitting."
 EXPECTED_PROMPT_TEXT = "Write a haiku about rust."
 EXPECTED_DECLINED_TEXT = "No table booked."
+EXPECTED_PAID_TEXT = "Paid 40 EUR."
 ANSWERS: dict[str, dict[str, str | int | float | bool | list[str] | None]] = {
     "guests": {"guests": 4},
     "sitting": {"sitting": "late"},
@@ -178,14 +186,16 @@ class Target:
 
     @asynccontextmanager
     async def connect(
-        self, elicitation: ElicitationFnT | None
+        self, elicitation: ElicitationFnT | None, on_message: MessageHandlerFnT | None = None
     ) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
         client_info = types.Implementation(name="mcp-interop-python-v1-client", version="1.0.0")
         if self.url is not None:
             async with (
                 self.trace.client() as http,
                 streamable_http_client(self.url, http_client=http) as (read, write, session_id),
-                ClientSession(read, write, elicitation_callback=elicitation, client_info=client_info) as session,
+                ClientSession(
+                    read, write, elicitation_callback=elicitation, message_handler=on_message, client_info=client_info
+                ) as session,
             ):
                 result = await session.initialize()
                 self.session_ids.append(session_id())
@@ -195,7 +205,9 @@ class Target:
             params = StdioServerParameters(command=self.command[0], args=self.command[1:])
             async with (
                 stdio_client(params, errlog=sys.stderr) as (read, write),
-                ClientSession(read, write, elicitation_callback=elicitation, client_info=client_info) as session,
+                ClientSession(
+                    read, write, elicitation_callback=elicitation, message_handler=on_message, client_info=client_info
+                ) as session,
             ):
                 yield session, await session.initialize()
 
@@ -216,7 +228,10 @@ async def main_session(target: Target, summary: dict[str, Any], problems: Proble
         tools = sorted(t.name for t in (await session.list_tools()).tools)
         prompts = sorted(p.name for p in (await session.list_prompts()).prompts)
         summary["listed"] = {"tools": tools, "prompts": prompts}
-        problems.check(tools == ["add", "book_table"], f"tools/list: expected add and book_table, got {tools}")
+        problems.check(
+            tools == ["add", "book_table", "checkout"],
+            f"tools/list: expected add, book_table and checkout, got {tools}",
+        )
         problems.check(prompts == ["haiku"], f"prompts/list: expected haiku, got {prompts}")
 
         # c. A plain tool.
@@ -337,6 +352,47 @@ async def incapable_session(target: Target, summary: dict[str, Any], problems: P
         )
 
 
+async def url_step_session(target: Target, summary: dict[str, Any], problems: Problems) -> None:
+    """j. A URL-mode step: accepted, announced complete, then paid."""
+    asked: list[dict[str, Any]] = []
+    completed: list[str] = []
+
+    async def accept_url(
+        context: RequestContext[ClientSession, Any], params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        if not isinstance(params, types.ElicitRequestURLParams):
+            problems.append(f"checkout: expected a URL-mode elicitation, got {params!r}")
+            return types.ElicitResult(action="decline")
+        asked.append({"mode": params.mode, "message": params.message, "url": params.url, "elicitationId": params.elicitationId})
+        return types.ElicitResult(action="accept")
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ServerNotification) and isinstance(message.root, types.ElicitCompleteNotification):
+            completed.append(message.root.params.elicitationId)
+
+    async with target.connect(accept_url, on_message) as (session, _):
+        paid = await session.call_tool("checkout", {"euros": 40})
+        # The notification precedes the result on the stream; allow its handler a moment.
+        with anyio.move_on_after(1):
+            while not completed:
+                await anyio.sleep(0.02)
+        summary["urlStep"] = {
+            "texts": texts(paid.content),
+            "isError": bool(paid.isError),
+            "asked": asked,
+            "completed": completed,
+        }
+        problems.check(
+            texts(paid.content) == [EXPECTED_PAID_TEXT] and not paid.isError,
+            f"checkout: expected {[EXPECTED_PAID_TEXT]}, got {paid!r}",
+        )
+        ids = [a["elicitationId"] for a in asked]
+        problems.check(
+            len(ids) == 1 and completed == ids,
+            f"checkout: expected one URL elicitation and its completion, asked {asked}, completed {completed}",
+        )
+
+
 async def run(target: Target) -> tuple[dict[str, Any], Problems]:
     problems = Problems()
     summary: dict[str, Any] = {
@@ -348,7 +404,11 @@ async def run(target: Target) -> tuple[dict[str, Any], Problems]:
     if target.url is not None:
         steps.append(("session end", check_session_end))
         steps.append(("ended session", check_ended_session_refused))
-    steps += [("declining session", declining_session), ("session without elicitation", incapable_session)]
+    steps += [
+        ("declining session", declining_session),
+        ("session without elicitation", incapable_session),
+        ("URL step", url_step_session),
+    ]
     current = "start"
     try:
         with anyio.fail_after(OVERALL_TIMEOUT_SECONDS):

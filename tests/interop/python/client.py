@@ -117,11 +117,13 @@ async def run(url: str) -> tuple[dict[str, Any], list[str]]:
             if client.protocol_version != PROTOCOL_VERSION:
                 problems.append(f"negotiated {client.protocol_version!r}, expected {PROTOCOL_VERSION!r}")
 
-            tools = [t.name for t in (await client.list_tools()).tools]
+            tools = sorted(t.name for t in (await client.list_tools()).tools)
             prompts = [p.name for p in (await client.list_prompts()).prompts]
             summary["listed"] = {"tools": tools, "prompts": prompts}
-            if tools != ["add", "book_table"] or prompts != ["haiku"]:
-                problems.append(f"expected tools ['add', 'book_table'] and prompts ['haiku'], got {tools} and {prompts}")
+            if tools != ["add", "book_table", "checkout"] or prompts != ["haiku"]:
+                problems.append(
+                    f"expected tools ['add', 'book_table', 'checkout'] and prompts ['haiku'], got {tools} and {prompts}"
+                )
 
             tool = await client.call_tool("book_table", {"restaurant": RESTAURANT})
             tool_texts = texts(tool.content)

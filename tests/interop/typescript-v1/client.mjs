@@ -13,7 +13,7 @@
 // a. records what the server answered to `initialize` (protocolVersion, serverInfo,
 //    capabilities), seen through the transport's public `onmessage` hook, which the
 //    SDK chains to; the version must be 2025-11-25, 2025-06-18 or 2025-03-26;
-// b. lists the tools (expects `add` and `book_table`) and prompts (`haiku`);
+// b. lists the tools (expects `add`, `book_table` and `checkout`) and prompts (`haiku`);
 // c. calls `add` {a: 2, b: 3}, which must answer the text "5";
 // d. from a client that declares the elicitation capability and registers an
 //    `elicitation/create` handler, calls `book_table` {restaurant: "Chez Rust"}: the
@@ -31,7 +31,13 @@
 // f. from a second client whose handler declines, calls `book_table`: "No table
 //    booked." after one handler call;
 // h. from a third client that declares no elicitation capability, calls `book_table`:
-//    it must answer within 15 s with isError and a text that mentions elicitation.
+//    it must answer within 15 s with isError and a text that mentions elicitation;
+// j. from a fourth client that declares URL-mode elicitation, calls `checkout`
+//    {euros: 40}: the server asks one URL-mode `elicitation/create` (a URL on
+//    pay.example.com, with an `elicitationId`), which the handler accepts; the server
+//    marks the payment done and sends `notifications/elicitation/complete` for that
+//    id, seen by a handler registered with the SDK's ElicitationCompleteNotificationSchema;
+//    the result must be "Paid 40 EUR.".
 //
 // Over HTTP the summary also carries `http`: every HTTP exchange the SDK made (through
 // the transport's public `fetch` option): method, JSON-RPC method or kind, status,
@@ -44,7 +50,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 const RESTAURANT = 'Chez Rust';
@@ -52,6 +58,7 @@ const EXPECTED_ADD_TEXT = '5';
 const EXPECTED_TOOL_TEXT = 'Booked Chez Rust for 4, late sitting.';
 const EXPECTED_PROMPT_TEXT = 'Write a haiku about rust.';
 const EXPECTED_DECLINED_TEXT = 'No table booked.';
+const EXPECTED_PAID_TEXT = 'Paid 40 EUR.';
 const ANSWERS = { guests: { guests: 4 }, sitting: { sitting: 'late' }, topic: { topic: 'rust' } };
 /** The whole script, every connection included, must finish within this bound. */
 const OVERALL_TIMEOUT_MS = 60_000;
@@ -152,12 +159,14 @@ function newTransport(options = {}) {
 
 /**
  * A connected client. `elicit` is the `elicitation/create` handler, or null for a client
- * that declares no elicitation capability. Resolves to { client, transport, initialize }.
+ * that declares no elicitation capability; `urlMode` declares URL mode too. Resolves to
+ * { client, transport, initialize }.
  */
-async function connect(elicit) {
+async function connect(elicit, { urlMode = false } = {}) {
+    const elicitation = urlMode ? { form: {}, url: {} } : { form: {} };
     const client = new Client(
         { name: 'mcp-interop-typescript-v1-client', version: '1.0.0' },
-        { capabilities: elicit ? { elicitation: { form: {} } } : {} }
+        { capabilities: elicit ? { elicitation } : {} }
     );
     if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
     const transport = newTransport();
@@ -222,7 +231,7 @@ async function mainSession() {
         const tools = (await client.listTools(undefined, timeout)).tools.map(t => t.name).sort();
         const prompts = (await client.listPrompts(undefined, timeout)).prompts.map(p => p.name).sort();
         summary.listed = { tools, prompts };
-        expect(same(tools, ['add', 'book_table']), `tools/list: expected add and book_table, got ${JSON.stringify(tools)}`);
+        expect(same(tools, ['add', 'book_table', 'checkout']), `tools/list: expected add, book_table and checkout, got ${JSON.stringify(tools)}`);
         expect(same(prompts, ['haiku']), `prompts/list: expected haiku, got ${JSON.stringify(prompts)}`);
 
         // c. A plain tool.
@@ -346,10 +355,48 @@ async function incapableSession() {
     }
 }
 
+async function urlStepSession() {
+    const asked = [];
+    const completed = [];
+    const { client } = await connect(
+        async request => {
+            const params = request.params ?? {};
+            asked.push({ mode: params.mode ?? null, message: params.message ?? null, url: params.url ?? null, elicitationId: params.elicitationId ?? null });
+            if (params.mode !== 'url') {
+                problems.push(`checkout: expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+                return { action: 'decline' };
+            }
+            return { action: 'accept' };
+        },
+        { urlMode: true }
+    );
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, notification => {
+        completed.push(notification.params.elicitationId);
+    });
+    try {
+        const paid = await client.callTool({ name: 'checkout', arguments: { euros: 40 } }, undefined, timeout);
+        // The notification precedes the result on the stream; allow its handler a moment.
+        for (let waited = 0; completed.length === 0 && waited < 1000; waited += 20) await new Promise(r => setTimeout(r, 20));
+        summary.urlStep = { texts: textsOf(paid.content), isError: paid.isError ?? false, asked, completed };
+        expect(
+            same(summary.urlStep.texts, [EXPECTED_PAID_TEXT]) && !summary.urlStep.isError,
+            `checkout: expected ${JSON.stringify([EXPECTED_PAID_TEXT])}, got ${JSON.stringify(paid)}`
+        );
+        const ids = asked.map(a => a.elicitationId);
+        expect(
+            ids.length === 1 && typeof ids[0] === 'string' && same(completed, ids),
+            `checkout: expected one URL elicitation and its completion, asked ${JSON.stringify(asked)}, completed ${JSON.stringify(completed)}`
+        );
+    } finally {
+        await client.close().catch(() => {});
+    }
+}
+
 const steps = [
     ['main session', mainSession],
     ['declining session', decliningSession],
-    ['session without elicitation', incapableSession]
+    ['session without elicitation', incapableSession],
+    ['URL step', urlStepSession]
 ];
 for (const [name, run] of steps) {
     step = name;
