@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::schema::notification_methods;
 use crate::server::notifier::{Notifier, WeakNotifier};
@@ -25,6 +26,10 @@ use crate::server::notifier::{Notifier, WeakNotifier};
 /// The most announcements a process waits to make at once; beyond it a
 /// URL step is still asked and tracked, only not announced.
 pub(crate) const MAX_PENDING_ANNOUNCEMENTS: usize = 4_096;
+
+/// The longest an announcement waits for room on a slow client's stream:
+/// the application's web route that completed the step waits on it.
+const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Steps asked of 2025-era clients, by step id.
 #[derive(Default)]
@@ -95,7 +100,8 @@ impl Announcements {
     }
 
     /// Sends the announcement for `step_id`, if one waits: only the first
-    /// call for a step sends.
+    /// call for a step sends, waiting at most [`ANNOUNCE_TIMEOUT`] for
+    /// room on the client's stream.
     pub(crate) async fn announce(&self, step_id: &str) {
         let Some(pending) = self.lock().remove(step_id) else {
             return;
@@ -106,9 +112,15 @@ impl Announcements {
         let params = CompleteParams {
             elicitation_id: &pending.elicitation_id,
         };
-        let _ = notifier
-            .send(notification_methods::ELICITATION_COMPLETE, params)
-            .await;
+        let sending = notifier.send(notification_methods::ELICITATION_COMPLETE, params);
+        if tokio::time::timeout(ANNOUNCE_TIMEOUT, sending)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "a URL step's completion was not announced: the client reads too slowly"
+            );
+        }
     }
 }
 

@@ -244,6 +244,9 @@ impl UrlSteps {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
+        if !notifier.is_enabled() {
+            return;
+        }
         // A step completed before the question went out is still announced
         // (by the watch's first poll, after the question).
         if !matches!(
