@@ -26,15 +26,20 @@ fn ask(step: UrlStep) -> Reply<Paying> {
     Reply::ask("pay", step.request("Pay 40 EUR.", url)).resume(Paying { step })
 }
 
+/// Round one of every payment tool: a new step, and the question.
+async fn open_and_ask(ctx: &Ctx) -> Reply<Paying> {
+    match ctx.open_url_step().await {
+        Ok(step) => ask(step),
+        Err(error) => Reply::text(format!("cannot take payments: {error}")),
+    }
+}
+
 /// Takes a payment through a URL-mode step; answers only once the
 /// application marked the step complete.
 #[tool]
 async fn pay(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
     let Some(Paying { step }) = resume.into_inner() else {
-        return match ctx.open_url_step().await {
-            Ok(step) => ask(step),
-            Err(error) => Reply::text(format!("cannot take payments: {error}")),
-        };
+        return open_and_ask(&ctx).await;
     };
     match ctx.url_step_answer("pay", &step).await {
         UrlAnswer::Completed => Reply::text(format!("Paid ({}).", step.id())),
@@ -201,10 +206,7 @@ async fn with_redis_the_step_is_completed_through_another_instance() {
 #[tool]
 async fn pay_and_wait(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
     let Some(Paying { step }) = resume.into_inner() else {
-        return match ctx.open_url_step().await {
-            Ok(step) => ask(step),
-            Err(error) => Reply::text(format!("cannot take payments: {error}")),
-        };
+        return open_and_ask(&ctx).await;
     };
     match ctx.url_step_answer("pay", &step).await {
         UrlAnswer::Pending => {}
@@ -224,10 +226,7 @@ async fn pay_and_wait(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
 #[tool]
 async fn pay_blind(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
     if resume.into_inner().is_none() {
-        return match ctx.open_url_step().await {
-            Ok(step) => ask(step),
-            Err(error) => Reply::text(format!("cannot take payments: {error}")),
-        };
+        return open_and_ask(&ctx).await;
     }
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     Reply::text("Done waiting.")
