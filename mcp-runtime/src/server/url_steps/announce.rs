@@ -14,9 +14,10 @@
 //!   so the announcement precedes the result;
 //! - the watch the bridge starts, which polls the store (a step completed
 //!   on another instance, through Redis) until the step completes or
-//!   expires, or the stream closes.
+//!   expires, or the stream closes. A step has at most one watch, however
+//!   often it is asked.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -31,10 +32,18 @@ pub(crate) const MAX_PENDING_ANNOUNCEMENTS: usize = 4_096;
 /// the application's web route that completed the step waits on it.
 const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Steps asked of 2025-era clients, by step id.
+/// Steps asked of 2025-era clients, by step id, and the steps watched.
 #[derive(Default)]
 pub(crate) struct Announcements {
-    pending: Mutex<HashMap<String, Pending>>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The announcements to make, by step id.
+    pending: HashMap<String, Pending>,
+    /// The steps a watch polls (at most [`MAX_PENDING_ANNOUNCEMENTS`]).
+    watched: HashSet<String>,
 }
 
 struct Pending {
@@ -52,8 +61,8 @@ struct CompleteParams<'a> {
 }
 
 impl Announcements {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Announces step `step_id`'s end on `notifier` under
@@ -68,7 +77,8 @@ impl Announcements {
         let Some(notifier) = notifier.downgrade() else {
             return false;
         };
-        let mut pending = self.lock();
+        let mut state = self.lock();
+        let pending = &mut state.pending;
         if pending.len() >= MAX_PENDING_ANNOUNCEMENTS && !pending.contains_key(step_id) {
             return false;
         }
@@ -80,13 +90,43 @@ impl Announcements {
         true
     }
 
-    /// Whether step `step_id`'s end is still to be announced to a request
-    /// still being answered (one that ended is forgotten).
-    pub(crate) fn is_pending(&self, step_id: &str) -> bool {
-        let mut pending = self.lock();
-        match pending.get(step_id) {
+    /// Makes the caller `step_id`'s one watch: false when a watch already
+    /// polls it (it serves the newest registration) or too many run.
+    pub(crate) fn claim_watch(&self, step_id: &str) -> bool {
+        let mut state = self.lock();
+        if state.watched.len() >= MAX_PENDING_ANNOUNCEMENTS {
+            return false;
+        }
+        state.watched.insert(step_id.to_owned())
+    }
+
+    /// For `step_id`'s watch: whether its end is still to be announced to
+    /// a request still being answered (one that ended is forgotten). When
+    /// not, the watch is over, in the same step, so that a registration
+    /// made after this claims a watch of its own.
+    pub(crate) fn keep_watching(&self, step_id: &str) -> bool {
+        let mut state = self.lock();
+        if Self::waits(&mut state, step_id) {
+            return true;
+        }
+        state.watched.remove(step_id);
+        false
+    }
+
+    /// Ends `step_id`'s watch and forgets its announcement (the step
+    /// expired or is gone: nobody will hear of it).
+    pub(crate) fn stop_watching(&self, step_id: &str) {
+        let mut state = self.lock();
+        state.pending.remove(step_id);
+        state.watched.remove(step_id);
+    }
+
+    /// Whether an announcement for `step_id` waits on an open stream;
+    /// forgets one whose request has been answered.
+    fn waits(state: &mut State, step_id: &str) -> bool {
+        match state.pending.get(step_id) {
             Some(waiting) if waiting.notifier.upgrade().is_none() => {
-                pending.remove(step_id);
+                state.pending.remove(step_id);
                 false
             }
             Some(_) => true,
@@ -94,16 +134,17 @@ impl Announcements {
         }
     }
 
-    /// Stops waiting to announce `step_id` (expired, or nobody listens).
-    pub(crate) fn forget(&self, step_id: &str) {
-        self.lock().remove(step_id);
+    /// [`Self::keep_watching`] without ending a watch.
+    #[cfg(test)]
+    fn is_pending(&self, step_id: &str) -> bool {
+        Self::waits(&mut self.lock(), step_id)
     }
 
     /// Sends the announcement for `step_id`, if one waits: only the first
     /// call for a step sends, waiting at most [`ANNOUNCE_TIMEOUT`] for
     /// room on the client's stream.
     pub(crate) async fn announce(&self, step_id: &str) {
-        let Some(pending) = self.lock().remove(step_id) else {
+        let Some(pending) = self.lock().pending.remove(step_id) else {
             return;
         };
         let Some(notifier) = pending.notifier.upgrade() else {
@@ -128,7 +169,7 @@ impl Announcements {
 /// shape of a step id), at most four.
 pub(crate) fn step_ids_in(url: &str) -> impl Iterator<Item = &str> {
     url.split(|c: char| !c.is_ascii_hexdigit())
-        .filter(|run| run.len() == 32)
+        .filter(|run| super::is_step_id(run))
         .take(4)
 }
 
@@ -172,6 +213,26 @@ mod tests {
         assert_eq!(rx.recv().await, None);
         assert!(!announcements.is_pending("s1"), "forgotten");
         announcements.announce("s1").await;
+    }
+
+    #[test]
+    fn a_step_has_one_watch_until_nobody_waits() {
+        let (tx, _rx) = tokio::sync::mpsc::channel(4);
+        let announcements = Announcements::default();
+        let notifier = Notifier::new(tx);
+        assert!(announcements.register("s1", "e1", &notifier));
+        assert!(announcements.claim_watch("s1"));
+        // Asked again: the running watch serves the new question.
+        assert!(announcements.register("s1", "e2", &notifier));
+        assert!(!announcements.claim_watch("s1"));
+        assert!(announcements.keep_watching("s1"));
+        // The request is answered: the watch ends, and a later question
+        // gets a watch of its own.
+        drop(notifier);
+        assert!(!announcements.keep_watching("s1"));
+        assert!(announcements.claim_watch("s1"));
+        announcements.stop_watching("s1");
+        assert!(announcements.claim_watch("s1"));
     }
 
     #[test]

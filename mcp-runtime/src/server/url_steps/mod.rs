@@ -217,6 +217,11 @@ impl UrlSteps {
     /// A 2025-era client asked for this step in this process hears of it
     /// (`notifications/elicitation/complete`) before this returns.
     pub async fn complete(&self, id: &str, subject: &str) -> Result<(), UrlStepError> {
+        // Whatever a web route was sent: an id of another shape is no step,
+        // and never reaches the store.
+        if !is_step_id(id) {
+            return Err(UrlStepError::Unknown);
+        }
         self.store.complete(id, subject).await?;
         self.announcements.announce(id).await;
         Ok(())
@@ -255,35 +260,44 @@ impl UrlSteps {
         ) {
             return;
         }
-        // Asked again: the newest question is the one to answer; the
-        // watch already running serves it.
-        let watched = self.announcements.is_pending(id);
         if !self.announcements.register(id, elicitation_id, notifier) {
             tracing::warn!("too many URL steps wait to be announced; this one will not be");
             return;
         }
-        if watched {
+        // Asked again: the newest question is the one to answer, and the
+        // watch already running serves it.
+        if !self.announcements.claim_watch(id) {
             return;
         }
         let (steps, id, owner) = (self.clone(), id.to_owned(), owner.to_owned());
         runtime.spawn(async move { steps.poll_until_done(&id, &owner).await });
     }
 
-    /// Polls step `id` until it completes (then announces it), expires, or
-    /// nobody waits to hear of it; at most the step lifetime.
+    /// Step `id`'s one watch: polls it until it completes (then announces
+    /// it), expires, or nobody waits to hear of it; at most the step
+    /// lifetime.
     async fn poll_until_done(&self, id: &str, owner: &str) {
         let deadline = tokio::time::Instant::now() + self.ttl;
         let mut pause = Duration::from_millis(100);
-        while tokio::time::Instant::now() < deadline && self.announcements.is_pending(id) {
+        loop {
+            if !self.announcements.keep_watching(id) {
+                // Nobody waits: the watch is over (ended by the check).
+                return;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                break;
+            }
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(1));
             match self.store.status(id, owner).await {
-                Ok(UrlStepStatus::Completed) => return self.announcements.announce(id).await,
+                // Announced, the watch ends at the next check.
+                Ok(UrlStepStatus::Completed) => self.announcements.announce(id).await,
                 Ok(UrlStepStatus::Pending) | Err(UrlStepError::Unavailable(_)) => {}
                 Err(UrlStepError::Unknown | UrlStepError::Foreign | UrlStepError::Full) => break,
             }
         }
-        self.announcements.forget(id);
+        // The step expired or is gone: nobody will hear of it.
+        self.announcements.stop_watching(id);
     }
 
     /// Opens a step for `owner`.
@@ -302,6 +316,11 @@ impl UrlSteps {
     ) -> Result<UrlStepStatus, UrlStepError> {
         self.store.status(&step.id, owner).await
     }
+}
+
+/// Whether `id` has a step id's shape: 32 hex digits.
+fn is_step_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// 128 random bits as 32 hex digits.
