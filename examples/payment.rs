@@ -59,9 +59,12 @@ struct Shop {
     charges: Mutex<Vec<(String, u32)>>,
 }
 
+/// The longest order id the shop takes (it goes into messages and logs).
+const MAX_ORDER_ID: usize = 64;
+
 #[derive(Deserialize, JsonSchema)]
 struct Order {
-    /// The order to pay for.
+    /// The order to pay for (at most 64 characters).
     order: String,
     /// The amount, in euros.
     euros: u32,
@@ -103,6 +106,12 @@ impl Shop {
         ctx: Ctx,
         paying: Resume<Paying>,
     ) -> Result<Reply<Paying>, ToolError> {
+        let id = &order.order;
+        if id.is_empty() || id.chars().count() > MAX_ORDER_ID || id.chars().any(char::is_control) {
+            return Err(ToolError::new(
+                "An order id has 1 to 64 characters, none of them control characters.",
+            ));
+        }
         let unavailable = |why: &dyn std::fmt::Display| {
             tracing::warn!("payments are unavailable: {why}");
             ToolError::new("Payments are unavailable right now; nothing was charged.")

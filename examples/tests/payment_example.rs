@@ -153,6 +153,19 @@ async fn the_shop_charges_a_paid_order_once() {
     let shop = tokio::task::block_in_place(|| shop(&[]));
     bounded(async {
         let client = client(&shop).await;
+        // An order id the shop would not put in its logs is refused.
+        let Value::Object(long) = json!({"order": "A".repeat(65), "euros": 40}) else {
+            unreachable!()
+        };
+        let refused = client
+            .call_tool_once("checkout", Some(long), &Retry::none())
+            .await
+            .unwrap();
+        let Step::Complete(refused) = refused else {
+            panic!("a long order id was asked about: {refused:?}")
+        };
+        assert_eq!(refused.is_error, Some(true), "{refused:?}");
+
         let first = asked(checkout(&client, &Retry::none()).await.unwrap());
         let (message, url) = payment_request(&first);
         assert_eq!(message, "Open the payment page. Pay 40 EUR for order A-1.");
