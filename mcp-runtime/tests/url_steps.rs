@@ -287,6 +287,26 @@ async fn legacy_url_client(url: &str) -> support::legacy::LegacyClient {
         .0
 }
 
+/// Asserts that `exchange` asked one URL step and announced its
+/// completion once, under the question's elicitationId, after the
+/// question; returns the step id.
+fn asked_once_and_announced_after(exchange: &support::legacy::Exchange) -> String {
+    let asked = asked_steps(exchange);
+    assert_eq!(asked.len(), 1, "{exchange:#?}");
+    let (elicitation_id, step) = &asked[0];
+    assert_eq!(
+        announced(exchange),
+        std::slice::from_ref(elicitation_id),
+        "once: {exchange:#?}"
+    );
+    let position = |method: &str| exchange.messages.iter().position(|m| m["method"] == method);
+    assert!(
+        position("elicitation/create") < position("notifications/elicitation/complete"),
+        "{exchange:#?}"
+    );
+    step.clone()
+}
+
 /// A user who accepts each URL request and pays: the payment provider's
 /// callback marks the step through `steps` a moment later.
 fn paying_through(steps: UrlSteps) -> impl FnMut(&Value) -> Option<Value> {
@@ -311,20 +331,8 @@ async fn a_2025_client_hears_its_step_complete_once_before_the_result() {
     let exchange = client
         .call(7, "tools/call", params, paying_through(steps.clone()))
         .await;
-    let asked = asked_steps(&exchange);
-    assert_eq!(asked.len(), 1, "{exchange:#?}");
-    let (elicitation_id, step) = &asked[0];
+    let step = asked_once_and_announced_after(&exchange);
     assert_eq!(text(&exchange.response), format!("Paid ({step})."));
-    assert_eq!(
-        announced(&exchange),
-        std::slice::from_ref(elicitation_id),
-        "once"
-    );
-    let position = |method: &str| exchange.messages.iter().position(|m| m["method"] == method);
-    assert!(
-        position("elicitation/create") < position("notifications/elicitation/complete"),
-        "{exchange:#?}"
-    );
 }
 
 #[tokio::test]
@@ -338,14 +346,7 @@ async fn a_step_complete_before_it_is_asked_is_announced_after_the_question() {
         })
         .await;
     assert_eq!(text(&exchange.response), "Completed");
-    let asked = asked_steps(&exchange);
-    assert_eq!(asked.len(), 1, "{exchange:#?}");
-    assert_eq!(announced(&exchange), [asked[0].0.clone()], "{exchange:#?}");
-    let position = |method: &str| exchange.messages.iter().position(|m| m["method"] == method);
-    assert!(
-        position("elicitation/create") < position("notifications/elicitation/complete"),
-        "{exchange:#?}"
-    );
+    asked_once_and_announced_after(&exchange);
 }
 
 #[tokio::test]
@@ -412,7 +413,5 @@ async fn with_redis_a_2025_client_hears_a_step_completed_on_another_instance() {
         .call(9, "tools/call", params, paying_through(b))
         .await;
     assert_eq!(text(&exchange.response), "Done waiting.");
-    let asked = asked_steps(&exchange);
-    assert_eq!(asked.len(), 1, "{exchange:#?}");
-    assert_eq!(announced(&exchange), [asked[0].0.clone()], "{exchange:#?}");
+    asked_once_and_announced_after(&exchange);
 }
