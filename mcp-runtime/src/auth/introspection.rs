@@ -6,10 +6,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::Caller;
 use super::{DEFAULT_FETCH_TIMEOUT, DEFAULT_LEEWAY, ProtectedResource, TokenError, parse_scopes};
 use super::{TokenVerifier, fetch::body_within_limit};
 use crate::BoxFuture;
-use crate::server::Caller;
 
 /// Verifies opaque tokens by introspection (RFC 7662): the authorization
 /// server says whether the token is active, and by default the verifier

@@ -10,10 +10,10 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use tokio::sync::Mutex;
 
+use super::Caller;
 use super::fetch::body_within_limit;
 use super::{ProtectedResource, TokenError, TokenVerifier, parse_scopes};
 use crate::BoxFuture;
-use crate::server::Caller;
 
 /// The default clock leeway for `exp` and `nbf`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);

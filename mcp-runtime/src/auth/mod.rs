@@ -5,7 +5,7 @@
 //! issue them); it serves the metadata document clients discover it by
 //! (RFC 9728) and writes the `WWW-Authenticate` challenges that point there
 //! (RFC 6750). A [`TokenVerifier`] turns a bearer token into the
-//! [`Caller`](crate::server::Caller) it names (subject, client, scopes) or
+//! [`Caller`] it names (subject, client, scopes) or
 //! refuses it.
 //! `HttpTransport::protect` puts the two in front of every request: no
 //! token is 401 with the challenge, an invalid one 401 `invalid_token`, a
@@ -13,12 +13,14 @@
 //! verifier that cannot decide 503. The token's subject and client become
 //! the request's caller, which every `requestState` is bound to.
 
+mod caller;
 mod fetch;
 mod introspection;
 mod jwt;
 mod resource;
 mod token;
 
+pub use caller::Caller;
 pub use introspection::IntrospectionVerifier;
 pub use jsonwebtoken::Algorithm;
 pub use jwt::{

@@ -1,8 +1,8 @@
 //! The trait that verifies an access token, and how it fails. A verified
 //! token is a [`Caller`]: its subject, client and scopes.
 
+use super::Caller;
 use crate::BoxFuture;
-use crate::server::Caller;
 
 /// The scopes of a space-separated `scope` value (RFC 6749).
 pub fn parse_scopes(scope: &str) -> Vec<String> {

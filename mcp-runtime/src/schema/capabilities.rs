@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::JsonObject;
+use super::{ElicitRequestParams, InputRequest, JsonObject};
 
 /// What a client can do for this request, from
 /// `_meta["io.modelcontextprotocol/clientCapabilities"]`.
@@ -60,6 +60,59 @@ impl ClientCapabilities {
     /// True when the client accepts `roots/list` input requests.
     pub fn supports_roots(&self) -> bool {
         self.roots.is_some()
+    }
+
+    /// The capabilities that `requests` need and this object does not
+    /// declare, as the `requiredCapabilities` of a `-32021` error names
+    /// them; `None` when every request can be asked.
+    #[allow(deprecated)]
+    pub fn missing_for<'a>(
+        &self,
+        requests: impl IntoIterator<Item = &'a InputRequest>,
+    ) -> Option<ClientCapabilities> {
+        let mut required = ClientCapabilities::default();
+        let mut any = false;
+        for request in requests {
+            match request {
+                InputRequest::Elicitation(ElicitRequestParams::Form(_))
+                    if !self.supports_elicitation_form() =>
+                {
+                    let e = required
+                        .elicitation
+                        .get_or_insert_with(ElicitationCapability::default);
+                    e.form = Some(JsonObject::new());
+                    any = true;
+                }
+                InputRequest::Elicitation(ElicitRequestParams::Url(_))
+                    if !self.supports_elicitation_url() =>
+                {
+                    let e = required
+                        .elicitation
+                        .get_or_insert_with(ElicitationCapability::default);
+                    e.url = Some(JsonObject::new());
+                    any = true;
+                }
+                InputRequest::Sampling(params) => {
+                    let needs_tools = params.tools.as_ref().is_some_and(|t| !t.is_empty());
+                    if !self.supports_sampling() || (needs_tools && !self.supports_sampling_tools())
+                    {
+                        let s = required
+                            .sampling
+                            .get_or_insert_with(SamplingCapability::default);
+                        if needs_tools {
+                            s.tools = Some(JsonObject::new());
+                        }
+                        any = true;
+                    }
+                }
+                InputRequest::ListRoots if !self.supports_roots() => {
+                    required.roots = Some(JsonObject::new());
+                    any = true;
+                }
+                _ => {}
+            }
+        }
+        any.then_some(required)
     }
 
     /// The names of the top-level capabilities this object declares.

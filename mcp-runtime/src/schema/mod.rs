@@ -34,7 +34,7 @@ pub use discover::*;
 pub use elicitation::*;
 pub use error::*;
 pub use input::*;
-pub(crate) use json_key::JsonKey;
+pub(crate) use json_key::{JsonKey, ObjectOr, ReadObject};
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use meta::*;

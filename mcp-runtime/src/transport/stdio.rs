@@ -186,11 +186,16 @@ impl StdioTransport {
                     let id = request.id.clone();
                     let task_id = id.clone();
                     let handle = tasks.spawn(async move {
-                        let mut receive = ReceiveContext::new(TransportKind::Stdio);
-                        receive.session = pinned;
-                        let response = server
-                            .handle_request(request, receive, Notifier::new(out.clone()))
-                            .await;
+                        let receive = ReceiveContext::new(TransportKind::Stdio);
+                        let notifier = Notifier::new(out.clone());
+                        let response = match pinned {
+                            Some(session) => {
+                                server
+                                    .handle_session_request(request, receive, session, notifier)
+                                    .await
+                            }
+                            None => server.handle_request(request, receive, notifier).await,
+                        };
                         lock(&registry).remove(&task_id);
                         if let Some(opened) = response.opened_session() {
                             // Pinned before the client reads the answer to

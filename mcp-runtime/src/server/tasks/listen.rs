@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::TaskEngine;
 use super::methods::{declares_tasks, tasks_required};
 use crate::logged::Wire;
 use crate::schema::{McpError, Task};
-use crate::server::context::RequestData;
-use crate::server::registry::Registry;
+use crate::server::handler::RequestData;
 
 /// The most tasks one stream watches; ids past it are not acknowledged.
 pub const MAX_WATCHED_TASKS: usize = 64;
@@ -30,14 +30,13 @@ pub(crate) struct Watched {
 /// existing ones, at most [`MAX_WATCHED_TASKS`]. `-32021` when the request
 /// does not declare the extension.
 pub(crate) async fn watch(
-    registry: &Registry,
+    engine: &TaskEngine,
     data: &RequestData,
     ids: &[String],
 ) -> Result<Watched, McpError> {
-    if !declares_tasks(&data.meta.client_capabilities) {
+    if !declares_tasks(&data.meta().client_capabilities) {
         return Err(tasks_required());
     }
-    let engine = &registry.tasks;
     let mut tasks: Vec<(String, Option<u64>)> = Vec::new();
     for id in ids {
         if tasks.len() == MAX_WATCHED_TASKS {
@@ -47,7 +46,7 @@ pub(crate) async fn watch(
             continue;
         }
         match engine.settings.store.load(id).await {
-            Ok(Some(record)) if record.owner == data.receive.subject() => {
+            Ok(Some(record)) if record.owner == data.receive().subject() => {
                 tasks.push((id.clone(), None));
             }
             Ok(_) => {}
@@ -81,8 +80,8 @@ impl Watched {
     /// Looks at every watched task; returns each that changed since it was
     /// last reported (the first look reports all). A finished task is
     /// reported once and no longer watched; a task that is gone is dropped.
-    pub(crate) async fn poll(&mut self, registry: &Registry) -> Vec<Task> {
-        let store = &registry.tasks.settings.store;
+    pub(crate) async fn poll(&mut self, engine: &TaskEngine) -> Vec<Task> {
+        let store = &engine.settings.store;
         let mut changed = Vec::new();
         let mut kept = Vec::with_capacity(self.tasks.len());
         for (id, seen) in std::mem::take(&mut self.tasks) {

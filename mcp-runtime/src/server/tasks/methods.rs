@@ -13,112 +13,106 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::watch;
 
+use super::TaskEngine;
+use super::record::KeptState;
 use super::record::{Lease, TaskRecord, handler_key, now_ms};
 use super::run::{self, change, unavailable};
 use super::start::busy;
-use super::{TaskEngine, TaskLink};
-use crate::BoxFuture;
 use crate::schema::{
     ClientCapabilities, ErrorObject, JsonObject, McpError, RequestMeta, TASKS_EXTENSION,
     TaskIdParams, TaskStatus, UpdateTaskParams, codes,
 };
-use crate::server::answers::RoundAnswers;
-use crate::server::context::RequestData;
-use crate::server::finish::finish_extension;
-use crate::server::methods::Call;
-use crate::server::registry::Registry;
-use crate::server::{Context, Notifier, state_gate};
+use crate::server::gate::Kept;
+use crate::server::handler::{Context, RequestData, RoundAnswers, TaskLink};
+use crate::server::round::{Call, Core, Shape};
 use crate::state::BindingRequest;
 
-type Served<'a> = BoxFuture<'a, Result<String, McpError>>;
-
 /// `tasks/get`: the task, with its questions, result or error.
-pub(crate) fn get(registry: &Registry, call: Call) -> Served<'_> {
-    Box::pin(async move {
-        let engine = declared(registry, &call.data)?;
-        let params: TaskIdParams = parse(call.params)?;
-        let record = find(engine, &params.task_id, &call.data).await?;
-        let mut value = serde_json::to_value(record.to_task())
-            .map_err(|e| McpError::internal(format!("could not serialise a task: {e}")))?;
-        if let Value::Object(object) = &mut value {
-            object.insert("resultType".to_owned(), Value::from("complete"));
-        }
-        finish_extension(registry, value)
-    })
+pub(crate) async fn get(core: &Core, engine: &TaskEngine, call: Call) -> Result<String, McpError> {
+    declared(&call.data)?;
+    let params: TaskIdParams = parse(call.params)?;
+    let record = find(engine, &params.task_id, &call.data).await?;
+    let mut value = serde_json::to_value(record.to_task())
+        .map_err(|e| McpError::internal(format!("could not serialise a task: {e}")))?;
+    if let Value::Object(object) = &mut value {
+        object.insert("resultType".to_owned(), Value::from("complete"));
+    }
+    core.finisher.extension(Shape::Modern, value)
 }
 
 /// `tasks/update`: answers to the questions of a task waiting for input.
 /// Keys that are not outstanding (never asked, answered already, of an
 /// earlier round) and answers that are not objects are ignored. Once every
 /// question of the round is answered, the next round starts here.
-pub(crate) fn update(registry: &Registry, call: Call) -> Served<'_> {
-    Box::pin(async move {
-        let Call {
-            mut params,
-            round_trip,
-            data,
-        } = call;
-        let engine = declared(registry, &data)?;
-        // `inputResponses` travels apart from the params, as on a retry.
-        round_trip.restore(&mut params);
-        let params: UpdateTaskParams = parse(params)?;
-        let found = find(engine, &params.task_id, &data).await?;
-        let ready = found.status == TaskStatus::InputRequired;
-        if ready && !engine.has_room() {
-            return Err(busy(
-                "this server runs as many tasks as it may; try again later",
-            ));
-        }
-        let mut starts = false;
-        let until_ms = now_ms().saturating_add(engine.lease_ms());
-        let written = change(engine.settings.store.as_ref(), &params.task_id, |record| {
-            starts = false;
-            answer(
-                record,
-                &params.input_responses,
-                &engine.instance,
-                until_ms,
-                &mut starts,
-            )
-        })
-        .await?;
-        if let (true, Some(record)) = (starts, written) {
-            start_round(registry, engine, record, data).await;
-        }
-        ack(registry)
+pub(crate) async fn update(
+    core: &Arc<Core>,
+    engine: &Arc<TaskEngine>,
+    call: Call,
+) -> Result<String, McpError> {
+    let Call {
+        mut params,
+        round_trip,
+        data,
+    } = call;
+    declared(&data)?;
+    // `inputResponses` travels apart from the params, as on a retry.
+    round_trip.restore(&mut params);
+    let params: UpdateTaskParams = parse(params)?;
+    let found = find(engine, &params.task_id, &data).await?;
+    let ready = found.status == TaskStatus::InputRequired;
+    if ready && !engine.has_room() {
+        return Err(busy(
+            "this server runs as many tasks as it may; try again later",
+        ));
+    }
+    let mut starts = false;
+    let until_ms = now_ms().saturating_add(engine.lease_ms());
+    let written = change(engine.settings.store.as_ref(), &params.task_id, |record| {
+        starts = false;
+        answer(
+            record,
+            &params.input_responses,
+            &engine.instance,
+            until_ms,
+            &mut starts,
+        )
     })
+    .await?;
+    if let (true, Some(record)) = (starts, written) {
+        start_round(core, engine, record, data).await;
+    }
+    ack(core)
 }
 
 /// `tasks/cancel`: a task not yet finished is cancelled at once; the
 /// instance running its round tells the handler and drops it after the
 /// cancel grace. A finished task is left as it is; the answer is the same.
-pub(crate) fn cancel(registry: &Registry, call: Call) -> Served<'_> {
-    Box::pin(async move {
-        let engine = declared(registry, &call.data)?;
-        let params: TaskIdParams = parse(call.params)?;
-        find(engine, &params.task_id, &call.data).await?;
-        change(engine.settings.store.as_ref(), &params.task_id, |record| {
-            if record.status.is_terminal() {
-                return false;
-            }
-            record.status_message = Some("Cancelled by the client.".to_owned());
-            record.finish(TaskStatus::Cancelled, now_ms());
-            true
-        })
-        .await?;
-        engine.signal_cancel(&params.task_id);
-        ack(registry)
+pub(crate) async fn cancel(
+    core: &Core,
+    engine: &TaskEngine,
+    call: Call,
+) -> Result<String, McpError> {
+    declared(&call.data)?;
+    let params: TaskIdParams = parse(call.params)?;
+    find(engine, &params.task_id, &call.data).await?;
+    change(engine.settings.store.as_ref(), &params.task_id, |record| {
+        if record.status.is_terminal() {
+            return false;
+        }
+        record.status_message = Some("Cancelled by the client.".to_owned());
+        record.finish(TaskStatus::Cancelled, now_ms());
+        true
     })
+    .await?;
+    engine.signal_cancel(&params.task_id);
+    ack(core)
 }
 
-/// The server's tasks, if the request declares the extension: `-32021`
-/// naming it otherwise.
-fn declared<'r>(
-    registry: &'r Registry,
-    data: &RequestData,
-) -> Result<&'r Arc<TaskEngine>, McpError> {
-    if declares_tasks(&data.meta.client_capabilities) {
-        Ok(&registry.tasks)
+/// Whether the request declares the extension: `-32021` naming it
+/// otherwise.
+fn declared(data: &RequestData) -> Result<(), McpError> {
+    if declares_tasks(&data.meta().client_capabilities) {
+        Ok(())
     } else {
         Err(tasks_required())
     }
@@ -155,7 +149,7 @@ fn parse<T: DeserializeOwned>(mut params: JsonObject) -> Result<T, McpError> {
 async fn find(engine: &TaskEngine, id: &str, data: &RequestData) -> Result<TaskRecord, McpError> {
     let store = engine.settings.store.as_ref();
     let record = store.load(id).await.map_err(unavailable)?;
-    let Some(record) = record.filter(|r| r.owner == data.receive.subject()) else {
+    let Some(record) = record.filter(|r| r.owner == data.receive().subject()) else {
         return Err(McpError::invalid_params(format!("Unknown task: {id}")));
     };
     let now = now_ms();
@@ -228,7 +222,7 @@ fn answer(
 /// Starts the round `record` was just moved to, here. A round that cannot
 /// start fails its task, saying why.
 async fn start_round(
-    registry: &Registry,
+    core: &Core,
     engine: &Arc<TaskEngine>,
     record: TaskRecord,
     request: RequestData,
@@ -241,8 +235,12 @@ async fn start_round(
         run::record_outcome(engine, &id, round, Err(full)).await;
         return;
     }
-    let prepared = round_data(registry, &record, request, cancelled).await;
-    let handler = registry.tools.get(&record.tool).map(|(_, h)| Arc::clone(h));
+    let prepared = round_data(core, &record, request, cancelled).await;
+    let handler = core
+        .catalog
+        .tools
+        .get(&record.tool)
+        .map(|(_, h)| Arc::clone(h));
     match (prepared, handler) {
         (Ok(data), Some(handler)) => {
             let handle = run::spawn(handler, record.arguments, Context::from_data(data));
@@ -265,47 +263,40 @@ async fn start_round(
 
 /// The data a round of `record` runs with: the creating request's `_meta`,
 /// the round's answers, the kept state (a token verified again, like any
-/// echoed state), and the `tasks/update` request's caller and transport.
+/// echoed state; a payload as it was kept), and the `tasks/update`
+/// request's caller and transport.
 async fn round_data(
-    registry: &Registry,
+    core: &Core,
     record: &TaskRecord,
     update: RequestData,
     cancelled: watch::Receiver<bool>,
 ) -> Result<RequestData, McpError> {
     let meta = RequestMeta::from_json(&record.meta)
         .map_err(|e| McpError::internal(format!("a task's kept _meta does not parse: {e}")))?;
-    let mut data = RequestData {
-        method: std::borrow::Cow::Borrowed(crate::schema::request_methods::TOOLS_CALL),
-        meta,
-        input_responses: Some(RoundAnswers::from_map(&record.answers)),
-        request_state: None,
-        notifier: Notifier::disabled(),
-        state_payload: None,
-        signer: None,
-        legacy: false,
-        task: Some(TaskLink {
-            id: record.id.clone(),
-            cancelled,
-        }),
-        ..update
+    let task = TaskLink {
+        id: record.id.clone(),
+        cancelled,
     };
-    match &record.resume {
-        Some(super::KeptState::Token(token)) => data.request_state = Some(token.clone()),
-        Some(kept) => data.state_payload = kept.payload_bytes(),
-        None => {}
-    }
+    let mut data = update.task_round(meta, RoundAnswers::from_map(&record.answers), task);
+    let kept = match &record.resume {
+        Some(KeptState::Token(token)) => Some(Kept::Token(token)),
+        Some(kept) => kept.payload_bytes().map(Kept::Payload),
+        None => None,
+    };
     let binding = BindingRequest {
         method: crate::schema::request_methods::TOOLS_CALL,
         target: &record.tool,
         arguments: &record.arguments,
     };
-    state_gate::open(registry, binding, &mut data).await?;
+    let verified = core.gate.open_kept(binding, data.receive(), kept).await?;
+    data.pass(verified);
     Ok(data)
 }
 
 /// The empty answer of `tasks/update` and `tasks/cancel`.
-fn ack(registry: &Registry) -> Result<String, McpError> {
-    finish_extension(registry, Value::Object(JsonObject::new()))
+fn ack(core: &Core) -> Result<String, McpError> {
+    core.finisher
+        .extension(Shape::Modern, Value::Object(JsonObject::new()))
 }
 
 #[cfg(test)]

@@ -41,22 +41,6 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-/// Whether a tool runs as a task for a request that declares the tasks
-/// extension. Requests that do not declare it never get a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TaskSupport {
-    /// Never a task (the default).
-    #[default]
-    Forbidden,
-    /// A task when the run outlasts the creation window or asks for input
-    /// inside; answered directly when it finishes within the window, and
-    /// always for requests that do not declare the extension.
-    Optional,
-    /// Always a task: a request that does not declare the extension gets
-    /// `-32021` naming it.
-    Required,
-}
-
 /// The default time a task's record is kept after its creation.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// The default poll interval suggested to clients.
@@ -286,13 +270,4 @@ pub(crate) fn new_task_id() -> Option<String> {
         let _ = write!(s, "{b:02x}");
         s
     }))
-}
-
-/// A round's link to its task, in the handler's context.
-#[derive(Debug, Clone)]
-pub(crate) struct TaskLink {
-    /// The task's id.
-    pub(crate) id: String,
-    /// Turns `true` when the task is cancelled.
-    pub(crate) cancelled: watch::Receiver<bool>,
 }

@@ -15,9 +15,8 @@ use super::record::{KeptState, Lease, TaskRecord, now_ms, wire_key};
 use super::{TaskEngine, TaskStore};
 use crate::logged::Wire;
 use crate::schema::{CallToolResult, JsonObject, McpError, RequestMeta, TaskStatus};
-use crate::server::ask::{Ask, NextState};
-use crate::server::input_required::{DeclaredInputs, missing_capabilities};
-use crate::server::{Context, Outcome, ToolHandler};
+use crate::server::gate::NextState;
+use crate::server::handler::{Ask, Context, Outcome, ToolHandler};
 
 /// What a round came to: the handler's outcome, or its error (a panic
 /// included).
@@ -105,9 +104,7 @@ fn ask_inside(record: &mut TaskRecord, ask: Ask, now: u64) {
     let capabilities = RequestMeta::from_json(&record.meta)
         .map(|meta| meta.client_capabilities)
         .unwrap_or_default();
-    if let Some(required) =
-        missing_capabilities(requests.values(), DeclaredInputs::of(&capabilities))
-    {
+    if let Some(required) = capabilities.missing_for(requests.values()) {
         record.fail(
             &McpError::MissingClientCapability {
                 required: Box::new(required),

@@ -8,13 +8,10 @@ use tokio::sync::watch;
 
 use super::record::{Lease, TaskRecord, now_ms};
 use super::run::{self, RoundResult};
-use super::{TaskEngine, TaskLink, TaskStoreError, TaskSupport, new_task_id};
+use super::{TaskEngine, TaskStoreError, new_task_id};
 use crate::schema::{ErrorObject, JsonObject, McpError, codes};
-use crate::server::context::RequestData;
-use crate::server::finish::{finish, finish_extension};
-use crate::server::input_required::finish_outcome;
-use crate::server::registry::Registry;
-use crate::server::{Context, Notifier, Outcome, ToolHandler, state_gate};
+use crate::server::handler::{Context, Outcome, RequestData, TaskLink, TaskSupport, ToolHandler};
+use crate::server::round::{Core, Shape, finish_outcome};
 use crate::state::BindingRequest;
 
 /// The tool being called, as the task path needs it.
@@ -35,7 +32,7 @@ pub(crate) struct TaskCall {
 /// run outlasts the window) working, with this instance's lease, the run
 /// going on in the background.
 pub(crate) async fn call_tool(
-    registry: &Registry,
+    core: &Core,
     engine: &Arc<TaskEngine>,
     call: TaskCall,
     binding: BindingRequest<'_>,
@@ -43,17 +40,20 @@ pub(crate) async fn call_tool(
 ) -> Result<String, McpError> {
     // Multi-round exchanges before the task: their state is verified here,
     // as for any call.
-    state_gate::open(registry, binding, &mut data).await?;
+    let verified = core
+        .gate
+        .open(binding, data.receive(), data.request_state())
+        .await?;
+    data.pass(verified);
     let id = new_task_id()
         .ok_or_else(|| McpError::internal("the OS random generator failed: no task id"))?;
     let (cancel, cancelled) = watch::channel(false);
-    data.task = Some(TaskLink {
+    // Progress and log messages have no stream to go to in a task.
+    let data = data.in_task(TaskLink {
         id: id.clone(),
         cancelled,
     });
-    // Progress and log messages have no stream to go to in a task.
-    data.notifier = Notifier::disabled();
-    let owner = data.receive.subject().to_owned();
+    let owner = data.receive().subject().to_owned();
     let (ctx, request) = Context::shared_with(data);
     let mut handle = run::spawn(Arc::clone(&call.handler), call.arguments.clone(), ctx);
     let first = tokio::time::timeout(engine.settings.creation_window, &mut handle).await;
@@ -72,17 +72,19 @@ pub(crate) async fn call_tool(
             match (outcome, call.support) {
                 (Ok(Outcome::InputRequired(ask)), _) if ask.before_task => {
                     finish_outcome::<crate::schema::CallToolResult>(
-                        registry,
+                        &core.finisher,
                         Outcome::InputRequired(ask),
                         &request,
                     )
                 }
-                (Ok(Outcome::Complete(result)), TaskSupport::Optional) => finish(registry, result),
+                (Ok(Outcome::Complete(result)), TaskSupport::Optional) => {
+                    core.finisher.result(Shape::Modern, result)
+                }
                 (Err(error), TaskSupport::Optional) => Err(error),
                 (outcome, _) => {
                     run::apply(&mut record, outcome, now);
                     create(engine, &record).await?;
-                    created(registry, &record)
+                    created(core, &record)
                 }
             }
         }
@@ -103,7 +105,7 @@ pub(crate) async fn call_tool(
                 return Err(error);
             }
             run::supervise(Arc::clone(engine), record.id.clone(), 1, handle, cancel);
-            created(registry, &record)
+            created(core, &record)
         }
     }
 }
@@ -121,13 +123,13 @@ async fn create(engine: &TaskEngine, record: &TaskRecord) -> Result<(), McpError
 }
 
 /// `CreateTaskResult`: `resultType: "task"` and the task's common fields.
-fn created(registry: &Registry, record: &TaskRecord) -> Result<String, McpError> {
+fn created(core: &Core, record: &TaskRecord) -> Result<String, McpError> {
     let mut value = serde_json::to_value(record.to_created())
         .map_err(|e| McpError::internal(format!("could not serialise a task: {e}")))?;
     if let Value::Object(object) = &mut value {
         object.insert("resultType".to_owned(), Value::from("task"));
     }
-    finish_extension(registry, value)
+    core.finisher.extension(Shape::Modern, value)
 }
 
 /// A bound reached: `-32603` with a message that says which.

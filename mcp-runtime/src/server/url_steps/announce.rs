@@ -22,7 +22,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::schema::notification_methods;
-use crate::server::notifier::{Notifier, WeakNotifier};
+use crate::server::notify::{Notifier, WeakNotifier};
 
 /// The most announcements a process waits to make at once; beyond it a
 /// URL step is still asked and tracked, only not announced.

@@ -31,7 +31,7 @@ use crate::BoxFuture;
 use crate::schema::InputRequest;
 use crate::state::{Clock, SystemClock};
 
-use super::Notifier;
+use super::notify::Notifier;
 use announce::Announcements;
 pub(crate) use announce::step_ids_in;
 

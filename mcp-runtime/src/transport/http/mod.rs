@@ -668,21 +668,20 @@ async fn post(
         transport: TransportKind::Http,
         caller,
         headers: Some(mcp_headers(&headers)),
-        session,
         protected: endpoint
             .protection
             .as_ref()
             .map(|p| Arc::clone(&p.resource)),
     };
     if !accepts_sse {
-        let response = handle(&endpoint, request, receive, Notifier::disabled()).await;
+        let response = handle(&endpoint, request, receive, session, Notifier::disabled()).await;
         return json_response(&response);
     }
 
     let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
     // A session's stream is numbered and may be closed by its handler and
     // resumed by its client.
-    let resumable = receive.session.clone().map(|session| {
+    let resumable = session.clone().map(|session| {
         let logs = endpoint.sessions.logs_of(session.id());
         (session, logs, StreamClose::new())
     });
@@ -695,7 +694,7 @@ async fn post(
     // so that, if a notification comes first, it can move into the body of
     // the event stream and keep running there.
     let handling = Box::pin(guarded(async move {
-        handle(&endpoint, request, receive, notifier).await
+        handle(&endpoint, request, receive, session, notifier).await
     }));
     match resumable {
         Some((session, logs, close)) => {
@@ -712,10 +711,11 @@ async fn handle(
     endpoint: &Endpoint,
     request: Request,
     receive: ReceiveContext,
+    session: Option<Session>,
     notifier: Notifier,
 ) -> Response {
     let subject = receive.subject().to_owned();
-    let Some(session) = receive.session.clone() else {
+    let Some(session) = session else {
         let response = endpoint
             .server
             .handle_request(request, receive, notifier)
@@ -743,7 +743,9 @@ async fn handle(
     let _busy = endpoint
         .sessions
         .begin(session.id(), Some((id.clone(), abort)));
-    let handling = endpoint.server.handle_request(request, receive, notifier);
+    let handling = endpoint
+        .server
+        .handle_session_request(request, receive, session, notifier);
     match futures_util::future::Abortable::new(handling, registration).await {
         Ok(response) => response,
         Err(futures_util::future::Aborted) => {

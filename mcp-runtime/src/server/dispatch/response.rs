@@ -1,17 +1,9 @@
-//! Finishing a result: `serverInfo` in its `_meta`, serialised once, and
-//! the [`Response`] a transport writes back.
+//! The [`Response`] to one request, as a transport writes it back.
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-use serde_json::Value;
-
-use super::registry::Registry;
-use crate::schema::{
-    CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, JsonObject,
-    JsonRpcErrorResponse, JsonRpcVersion, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, McpError, ReadResourceResult, RequestId, ResultType,
-};
+use crate::schema::{JsonRpcErrorResponse, JsonRpcVersion, McpError, RequestId};
+use crate::server::legacy::Session;
 
 /// The response to one request: a serialised result or an error.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,7 +11,7 @@ pub struct Response {
     id: Option<RequestId>,
     body: Body,
     /// The 2025-era session this response opens (to `initialize`).
-    opened: Option<super::Session>,
+    opened: Option<Session>,
     /// Whether it answers a 2025-era request.
     legacy: bool,
 }
@@ -73,7 +65,7 @@ impl Response {
     }
 
     /// This response with the session it opens.
-    pub(crate) fn opening(mut self, session: super::Session) -> Self {
+    pub(crate) fn opening(mut self, session: Session) -> Self {
         self.opened = Some(session);
         self
     }
@@ -81,7 +73,7 @@ impl Response {
     /// The 2025-era session this response opens: the transport keeps it
     /// (an HTTP session under its id, or the stdio connection's) and hands
     /// it back with every later message of that client.
-    pub fn opened_session(&self) -> Option<&super::Session> {
+    pub fn opened_session(&self) -> Option<&Session> {
         self.opened.as_ref()
     }
 
@@ -159,93 +151,4 @@ impl Response {
             }
         }
     }
-}
-
-/// Gives result types uniform access to their `_meta`.
-pub(crate) trait ResultMeta: Serialize {
-    fn meta_mut(&mut self) -> &mut Option<JsonObject>;
-}
-
-macro_rules! result_meta {
-    ($($ty:ty),* $(,)?) => {$(
-        impl ResultMeta for $ty {
-            fn meta_mut(&mut self) -> &mut Option<JsonObject> {
-                &mut self.meta
-            }
-        }
-    )*};
-}
-
-result_meta!(
-    DiscoverResult,
-    ListToolsResult,
-    ListPromptsResult,
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    CallToolResult,
-    GetPromptResult,
-    ReadResourceResult,
-    CompleteResult,
-);
-
-/// Adds `serverInfo` to the result's `_meta` and serialises it once.
-pub(crate) fn finish<R: ResultMeta>(
-    registry: &Registry,
-    mut result: R,
-) -> Result<String, McpError> {
-    let meta = result.meta_mut();
-    *meta = with_server_info(registry, meta.take());
-    serialise(&result)
-}
-
-/// A result's `_meta` with `serverInfo` added (unless the server leaves
-/// it out), keeping any key the handler set itself.
-pub(crate) fn with_server_info(
-    registry: &Registry,
-    meta: Option<JsonObject>,
-) -> Option<JsonObject> {
-    let Some(server_meta) = &registry.result_meta else {
-        return meta;
-    };
-    let mut meta = meta.unwrap_or_default();
-    add_server_info(server_meta, &mut meta);
-    Some(meta)
-}
-
-/// An extension method's result: an object, given `resultType` and `serverInfo`.
-pub(crate) fn finish_extension(registry: &Registry, value: Value) -> Result<String, McpError> {
-    let Value::Object(mut object) = value else {
-        return Err(McpError::internal(
-            "an extension method's result must be a JSON object",
-        ));
-    };
-    object
-        .entry("resultType")
-        .or_insert_with(|| Value::from(ResultType::Complete.as_str()));
-    if let Some(server_meta) = &registry.result_meta
-        && let Value::Object(meta) = object
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(JsonObject::new()))
-    {
-        add_server_info(server_meta, meta);
-    }
-    serialise(&object)
-}
-
-/// Adds the `serverInfo` entries to a result's `_meta`, keeping any key the
-/// handler set itself.
-pub(crate) fn add_server_info(server_meta: &JsonObject, meta: &mut JsonObject) {
-    for (key, value) in server_meta {
-        meta.entry(key.clone()).or_insert_with(|| value.clone());
-    }
-}
-
-/// A result as compact JSON.
-pub(crate) fn serialise<T: Serialize>(result: &T) -> Result<String, McpError> {
-    // Most results fit here: written without growing the buffer on the way.
-    let mut json = Vec::with_capacity(1024);
-    serde_json::to_writer(&mut json, result)
-        .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))?;
-    String::from_utf8(json)
-        .map_err(|e| McpError::internal(format!("the serialised result is not UTF-8: {e}")))
 }

@@ -3,7 +3,7 @@
 //! expires, so a retry whose answer was lost gets that answer again instead
 //! of a refusal, and the handler runs once.
 //!
-//! [`state_gate::open_round`](super::state_gate::open_round) claims the
+//! [`StateGate::open_round`](super::StateGate::open_round) claims the
 //! round and hands out a [`Ticket`]; the round's answer is recorded through
 //! it. This module holds the settings, the ticket and the encoding of a
 //! recorded answer.

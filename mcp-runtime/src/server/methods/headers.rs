@@ -5,7 +5,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::HttpRequestHeaders;
+use crate::receive_context::HttpRequestHeaders;
 use crate::schema::{JsonObject, McpError, Tool, request_methods};
 
 /// `MCP-Protocol-Version` must be present and equal the `_meta` version.

@@ -12,8 +12,34 @@ use serde::de::MapAccess;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::incoming::ReadObject;
-use crate::schema::{InputResponses, JsonKey, McpError};
+use crate::schema::{InputResponses, JsonKey, JsonObject, McpError, ReadObject};
+
+/// What a retry carries besides the call itself, kept apart as read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RoundTrip {
+    /// `params.inputResponses`, read into where each answer lies.
+    pub(crate) input_responses: Option<SentAnswers>,
+    /// `params.requestState`, of whatever JSON type it came as.
+    pub(crate) request_state: Option<Value>,
+}
+
+impl RoundTrip {
+    /// Puts the members back into `params`, for handlers that take the
+    /// params whole.
+    pub(crate) fn restore(self, params: &mut JsonObject) {
+        if let Some(answers) = self.input_responses {
+            params.insert(INPUT_RESPONSES.to_owned(), answers.into_value());
+        }
+        if let Some(state) = self.request_state {
+            params.insert(REQUEST_STATE.to_owned(), state);
+        }
+    }
+}
+
+/// The params member a retry's answers travel in.
+pub(crate) const INPUT_RESPONSES: &str = "inputResponses";
+/// The params member a retry's echoed state travels in.
+pub(crate) const REQUEST_STATE: &str = "requestState";
 
 /// `params.inputResponses` as read from a request: an object's members,
 /// or any other JSON value (refused by the methods that take answers).
@@ -179,6 +205,30 @@ impl RoundAnswers {
         }
     }
 
+    /// The answers of a round the server asked itself (the bridge), each
+    /// as the JSON the client sent: joined as they are, parsed only when a
+    /// handler reads one.
+    pub(crate) fn from_sent(answers: Vec<(String, Box<RawValue>)>) -> Self {
+        let mut json = String::from("{");
+        let mut entries = Vec::with_capacity(answers.len());
+        for (key, value) in answers {
+            if json.len() > 1 {
+                json.push(',');
+            }
+            json.push_str(&Value::from(key.as_str()).to_string());
+            json.push(':');
+            let start = json.len();
+            json.push_str(value.get());
+            entries.push((KeyAt::Decoded(key), start..json.len()));
+        }
+        json.push('}');
+        Self {
+            json,
+            entries,
+            tree: OnceLock::new(),
+        }
+    }
+
     /// The answer under `key`, as the JSON the client sent.
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
         // The last of a repeated key counts.
@@ -211,7 +261,7 @@ impl RoundAnswers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::incoming::ObjectOr;
+    use crate::schema::ObjectOr;
     use serde::de::DeserializeSeed;
 
     fn read(json: &str) -> SentAnswers {

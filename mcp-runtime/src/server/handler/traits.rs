@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Ask, Context, SharedNeed, TaskSupport};
+use super::ask::Ask;
+use super::context::Context;
+use super::extract::SharedNeed;
 use crate::BoxFuture;
 use crate::schema::{
     CallToolResult, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
@@ -209,4 +211,20 @@ pub trait MethodHandler: Send + Sync + 'static {
         params: JsonObject,
         ctx: Context,
     ) -> BoxFuture<'_, Result<Outcome<Value>, McpError>>;
+}
+
+/// Whether a tool runs as a task for a request that declares the tasks
+/// extension. Requests that do not declare it never get a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the run outlasts the creation window or asks for input
+    /// inside; answered directly when it finishes within the window, and
+    /// always for requests that do not declare the extension.
+    Optional,
+    /// Always a task: a request that does not declare the extension gets
+    /// `-32021` naming it.
+    Required,
 }

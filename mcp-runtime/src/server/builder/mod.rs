@@ -1,18 +1,41 @@
-//! Building a [`Server`].
+//! Building a [`Server`]: [`ServerBuilder`] collects handlers and settings
+//! and checks them all in `build()`; `register.rs` holds the traits by
+//! which an `impl` block or a handler named by its type registers itself.
+//!
+//! The top room of the server: it uses `dispatch` (the [`Server`] it
+//! makes) and the rooms whose parts the registry holds.
+
+mod register;
+
+pub use register::{Handlers, Register};
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::registry::{CachePolicy, Registry, Table, TemplateEntry};
-use super::uri_template::UriTemplate;
-use super::{
-    CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ResourceTemplateHandler,
-    Server, ToolHandler,
+use crate::schema::{CacheHint, Implementation, JsonObject, meta_keys};
+use crate::server::dispatch::{Registry, Server, is_reserved};
+use crate::server::gate::{Outcomes, StateGate};
+use crate::server::handler::{
+    Catalog, CompletionHandler, MethodHandler, PromptHandler, ResourceHandler,
+    ResourceTemplateHandler, Services, SharedNeed, SharedValues, Table, TemplateEntry, ToolHandler,
+    UriTemplate,
 };
-use crate::schema::{CacheHint, Implementation, JsonObject, ServerCapabilities, meta_keys};
+use crate::server::legacy::{Bridge, LegacyClients};
+use crate::server::methods::{CachePolicy, Lists};
+use crate::server::notify::{ChangeNotifier, Closing};
+use crate::server::round::{Core, Finisher};
+use crate::server::tasks::{TaskEngine, Tasks};
+use crate::server::url_steps::UrlSteps;
 use crate::state::{ReplayGuard, RequestStateSigner};
+
+impl Server {
+    /// Starts building a server that identifies itself as `name` `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(name, version)
+    }
+}
 
 /// Why a server could not be built. Every problem found is reported, not
 /// only the first.
@@ -55,12 +78,12 @@ pub struct ServerBuilder {
     methods: Vec<Arc<dyn MethodHandler>>,
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
-    outcomes: super::Outcomes,
-    url_steps: Option<super::UrlSteps>,
-    shared: super::registry::SharedValues,
-    legacy: super::LegacyClients,
-    bridge: super::Bridge,
-    tasks: super::Tasks,
+    outcomes: Outcomes,
+    url_steps: Option<UrlSteps>,
+    shared: SharedValues,
+    legacy: LegacyClients,
+    bridge: Bridge,
+    tasks: Tasks,
 }
 
 impl ServerBuilder {
@@ -78,27 +101,27 @@ impl ServerBuilder {
             methods: Vec::new(),
             signer: None,
             replay_guard: None,
-            outcomes: super::Outcomes::default(),
+            outcomes: Outcomes::default(),
             url_steps: None,
             shared: Default::default(),
-            legacy: super::LegacyClients::default(),
-            bridge: super::Bridge::default(),
-            tasks: super::Tasks::default(),
+            legacy: LegacyClients::default(),
+            bridge: Bridge::default(),
+            tasks: Tasks::default(),
         }
     }
 
     /// How 2025-era clients (those that open with `initialize`) are served:
     /// in sessions (the default), statelessly, or not at all. 2026-07-28
     /// clients are served the same way whatever this says.
-    pub fn legacy_clients(mut self, legacy: super::LegacyClients) -> Self {
+    pub fn legacy_clients(mut self, legacy: LegacyClients) -> Self {
         self.legacy = legacy;
         self
     }
 
     /// How a handler's input-required result reaches a 2025-era client in a
-    /// session (default: bridged, 8 rounds, 600 s a round); [`Bridge::off`](super::Bridge::off)
+    /// session (default: bridged, 8 rounds, 600 s a round); [`Bridge::off`](Bridge::off)
     /// turns it off.
-    pub fn bridge(mut self, bridge: super::Bridge) -> Self {
+    pub fn bridge(mut self, bridge: Bridge) -> Self {
         self.bridge = bridge;
         self
     }
@@ -107,7 +130,7 @@ impl ServerBuilder {
     /// their records live in (one shared by every instance of a fleet,
     /// such as `RedisTaskStore`), and their times and bounds. Without it,
     /// records are kept in this process ([`InMemoryTaskStore`](super::InMemoryTaskStore)).
-    pub fn tasks(mut self, tasks: super::Tasks) -> Self {
+    pub fn tasks(mut self, tasks: Tasks) -> Self {
         self.tasks = tasks;
         self
     }
@@ -203,10 +226,10 @@ impl ServerBuilder {
     /// handler running twice; a retry with other `inputResponses` gets
     /// the fixed `-32602`.
     ///
-    /// [`Outcomes`]: super::Outcomes
-    /// [`Outcomes::default`]: super::Outcomes::default
-    /// [`Outcomes::off`]: super::Outcomes::off
-    pub fn outcomes(mut self, outcomes: super::Outcomes) -> Self {
+    /// [`Outcomes`]: Outcomes
+    /// [`Outcomes::default`]: Outcomes::default
+    /// [`Outcomes::off`]: Outcomes::off
+    pub fn outcomes(mut self, outcomes: Outcomes) -> Self {
         self.outcomes = outcomes;
         self
     }
@@ -214,10 +237,10 @@ impl ServerBuilder {
     /// Tracks the URL-mode steps handlers open with
     /// [`Context::open_url_step`](super::Context::open_url_step), so that a
     /// retry accepts a step only once the application marked it complete
-    /// ([`UrlSteps::complete`](super::UrlSteps::complete)). Keep a clone of
+    /// ([`UrlSteps::complete`](UrlSteps::complete)). Keep a clone of
     /// `steps` (or use [`Server::url_steps`](super::Server::url_steps)) for
     /// the web route that finishes them.
-    pub fn url_steps(mut self, steps: super::UrlSteps) -> Self {
+    pub fn url_steps(mut self, steps: UrlSteps) -> Self {
         self.url_steps = Some(steps);
         self
     }
@@ -341,7 +364,7 @@ impl ServerBuilder {
         let mut methods = HashMap::new();
         for handler in self.methods {
             let method = handler.method().to_owned();
-            if super::methods::is_reserved(&method) {
+            if is_reserved(&method) {
                 problems.push(format!(
                     "{method:?} is a method of the protocol and cannot be replaced"
                 ));
@@ -369,45 +392,41 @@ impl ServerBuilder {
             meta
         });
 
-        let mut registry = Registry {
-            info: self.info,
-            result_meta,
-            instructions: self.instructions,
-            capabilities: ServerCapabilities::default(),
-            cache: self.cache,
+        let catalog = Catalog {
             tools,
             prompts,
             resources,
             templates,
             completion: self.completion,
             methods,
-            signer: self.signer,
-            replay_guard: self.replay_guard,
-            outcomes: self.outcomes,
-            this: std::sync::Weak::new(),
-            url_steps: self.url_steps,
-            shared: Arc::new(self.shared),
-            changes: super::ChangeNotifier::new(),
-            closing: super::subscriptions::Closing::new(),
-            rendered: super::registry::Rendered::default(),
-            legacy: self.legacy,
-            bridge: self.bridge,
-            tasks: super::tasks::TaskEngine::new(self.tasks),
         };
-        registry.capabilities = super::methods::capabilities(&registry);
-        Ok(Server {
-            inner: Arc::new_cyclic(|this| {
-                registry.this = this.clone();
-                registry
+        let lists = Lists::new(catalog.capabilities(), self.instructions, self.cache);
+        let core = Core {
+            catalog,
+            gate: StateGate::new(self.signer, self.replay_guard, self.outcomes),
+            finisher: Finisher::new(result_meta),
+            bridge: self.bridge,
+        };
+        Ok(Server::from_registry(Registry {
+            info: self.info,
+            core: Arc::new(core),
+            services: Arc::new(Services {
+                shared: self.shared,
+                changes: ChangeNotifier::new(),
+                url_steps: self.url_steps,
             }),
-        })
+            lists,
+            tasks: TaskEngine::new(self.tasks),
+            legacy: self.legacy,
+            closing: Closing::new(),
+        }))
     }
 }
 
 /// Reports each value `needs` names that `shared` lacks, for `who`.
 fn missing_shared(
-    shared: &super::registry::SharedValues,
-    needs: Vec<super::SharedNeed>,
+    shared: &SharedValues,
+    needs: Vec<SharedNeed>,
     problems: &mut Vec<String>,
     who: impl Fn() -> String,
 ) {

@@ -15,16 +15,15 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::{oneshot, watch};
 
-use super::ClientResponse;
-use super::subscriptions::Change;
 use crate::schema::{
     ClientCapabilities, ErrorObject, Implementation, JsonRpcNotification, LoggingLevel,
     NotificationParams, ProgressToken, RequestId, RequestMeta, ResourceUpdatedNotificationParams,
     notification_methods,
 };
+use crate::server::notify::Change;
 
 /// The most questions one session may have open with its client at once.
 pub(crate) const MAX_PENDING_QUESTIONS: usize = 64;
@@ -65,8 +64,22 @@ struct State {
     initialized: bool,
     level: Option<LoggingLevel>,
     subscriptions: HashSet<String>,
-    pending: HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>,
+    pending: HashMap<RequestId, oneshot::Sender<Returned>>,
 }
+
+/// A client's response to a request the server sent it (2025-era sessions
+/// only: `elicitation/create`, `sampling/createMessage`, `roots/list`).
+#[derive(Debug)]
+pub struct ClientResponse {
+    /// The id of the server's request.
+    pub id: RequestId,
+    /// The result as the JSON the client sent (parsed only by whoever
+    /// reads it), or the error it answered with.
+    pub outcome: Result<Box<RawValue>, ErrorObject>,
+}
+
+/// What a client answered one question with.
+type Returned = Result<Box<RawValue>, ErrorObject>;
 
 /// Why a question to the client got no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -323,12 +336,12 @@ impl std::fmt::Debug for Session {
 pub(crate) struct Question {
     session: Session,
     pub(crate) id: RequestId,
-    answer: Option<oneshot::Receiver<Result<Value, ErrorObject>>>,
+    answer: Option<oneshot::Receiver<Returned>>,
 }
 
 impl Question {
     /// The client's answer; `Err(Ended)` when the session ends first.
-    pub(crate) async fn answer(&mut self) -> Result<Result<Value, ErrorObject>, Unanswered> {
+    pub(crate) async fn answer(&mut self) -> Result<Returned, Unanswered> {
         match self.answer.take() {
             Some(rx) => rx.await.map_err(|_| Unanswered::Ended),
             None => Err(Unanswered::Ended),
@@ -364,6 +377,10 @@ fn new_session_id() -> String {
 mod tests {
     use super::*;
 
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_owned()).unwrap()
+    }
+
     fn session() -> Session {
         Session::open("2025-11-25", ClientCapabilities::default(), None)
     }
@@ -384,13 +401,14 @@ mod tests {
         let id = q.id.clone();
         s.deliver(ClientResponse {
             id: id.clone(),
-            outcome: Ok(Value::Bool(true)),
+            outcome: Ok(raw("true")),
         })
         .unwrap();
-        assert_eq!(q.answer().await, Ok(Ok(Value::Bool(true))));
+        let answer = q.answer().await.unwrap().unwrap();
+        assert_eq!(answer.get(), "true");
         let again = s.deliver(ClientResponse {
             id,
-            outcome: Ok(Value::Null),
+            outcome: Ok(raw("null")),
         });
         assert!(again.is_err(), "a second answer matches nothing");
         drop(q);
@@ -402,7 +420,7 @@ mod tests {
         let s = session();
         let mut q = s.open_question().unwrap();
         s.end();
-        assert_eq!(q.answer().await, Err(Unanswered::Ended));
+        assert!(matches!(q.answer().await, Err(Unanswered::Ended)));
         assert!(matches!(s.open_question(), Err(Unanswered::Ended)));
         s.ended().await;
     }

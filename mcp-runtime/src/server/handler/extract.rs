@@ -87,7 +87,7 @@ pub trait FromCall: Sized {
 
 impl<T: DeserializeOwned + JsonSchema> FromCall for T {
     fn input_schema() -> Option<JsonObject> {
-        super::handler_spec::schema_of::<T>()
+        super::spec::schema_of::<T>()
     }
 
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {

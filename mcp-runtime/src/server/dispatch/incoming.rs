@@ -7,12 +7,16 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::Response;
-use super::answers::{AnswersReader, SentAnswers};
-use crate::schema::{ErrorObject, JSONRPC_VERSION, JsonKey, JsonObject, McpError, RequestId};
+use super::response::Response;
+use crate::schema::{
+    ErrorObject, JSONRPC_VERSION, JsonKey, JsonObject, McpError, ObjectOr, ReadObject, RequestId,
+};
+use crate::server::handler::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundTrip};
+use crate::server::legacy::ClientResponse;
 
 /// A client request, structurally valid as JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,33 +33,8 @@ pub struct Request {
     pub(crate) round_trip: RoundTrip,
 }
 
-/// What a retry carries besides the call itself, kept apart as read.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct RoundTrip {
-    /// `params.inputResponses`, read into where each answer lies.
-    pub(crate) input_responses: Option<SentAnswers>,
-    /// `params.requestState`, of whatever JSON type it came as.
-    pub(crate) request_state: Option<Value>,
-}
-
-impl RoundTrip {
-    /// Puts the members back into `params`, for handlers that take the
-    /// params whole.
-    pub(crate) fn restore(self, params: &mut JsonObject) {
-        if let Some(answers) = self.input_responses {
-            params.insert(INPUT_RESPONSES.to_owned(), answers.into_value());
-        }
-        if let Some(state) = self.request_state {
-            params.insert(REQUEST_STATE.to_owned(), state);
-        }
-    }
-}
-
-const INPUT_RESPONSES: &str = "inputResponses";
-const REQUEST_STATE: &str = "requestState";
-
 /// One message from a client.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Incoming {
     /// A request: it gets exactly one response.
     Request(Request),
@@ -69,15 +48,6 @@ pub enum Incoming {
     /// A response to a request the server sent (2025-era sessions only:
     /// `elicitation/create`, `sampling/createMessage`, `roots/list`).
     Response(ClientResponse),
-}
-
-/// A client's response to a request the server sent it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClientResponse {
-    /// The id of the server's request.
-    pub id: RequestId,
-    /// The result, or the error the client answered with.
-    pub outcome: Result<Value, ErrorObject>,
 }
 
 /// Parses one message. A message that is not a valid JSON-RPC request or
@@ -144,7 +114,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
 /// A response's members: an id, and exactly one of `result` and `error`.
 fn response(
     id: Option<RequestId>,
-    result: Option<Value>,
+    result: Option<Box<RawValue>>,
     error: Option<Value>,
 ) -> Result<ClientResponse, Box<Response>> {
     let Some(id) = id else {
@@ -198,8 +168,8 @@ struct Fields {
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Params>,
-    /// `result`, present in a successful response.
-    result: Option<Value>,
+    /// `result`, present in a successful response, as sent.
+    result: Option<Box<RawValue>>,
     /// `error`, present in an error response.
     error: Option<Value>,
 }
@@ -271,80 +241,6 @@ impl<'de> Visitor<'de> for MessageVisitor {
 
     fn visit_unit<E: de::Error>(self) -> Result<Message, E> {
         Ok(Message::Other)
-    }
-}
-
-/// What to make of a JSON value that is an object; any other JSON value is
-/// kept as a tree.
-pub(crate) trait ReadObject<'de> {
-    /// What is read.
-    type Output;
-
-    /// Reads an object.
-    fn object<A: MapAccess<'de>>(self, map: A) -> Result<Self::Output, A::Error>;
-
-    /// Takes any other value.
-    fn other(value: Value) -> Self::Output;
-}
-
-/// Reads a JSON value: an object as `R` says, anything else as a tree.
-pub(crate) struct ObjectOr<R>(pub(crate) R);
-
-impl<'de, R: ReadObject<'de>> DeserializeSeed<'de> for ObjectOr<R> {
-    type Value = R::Output;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<R::Output, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de, R: ReadObject<'de>> Visitor<'de> for ObjectOr<R> {
-    type Value = R::Output;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R::Output, A::Error> {
-        self.0.object(map)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<R::Output, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<Value>()? {
-            items.push(item);
-        }
-        Ok(R::other(Value::Array(items)))
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<R::Output, E> {
-        Ok(R::other(Value::Bool(v)))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<R::Output, E> {
-        Ok(R::other(Value::from(v)))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<R::Output, E> {
-        Ok(R::other(Value::from(v)))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<R::Output, E> {
-        Ok(R::other(
-            serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
-        ))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<R::Output, E> {
-        Ok(R::other(Value::String(v.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<R::Output, E> {
-        Ok(R::other(Value::String(v)))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<R::Output, E> {
-        Ok(R::other(Value::Null))
     }
 }
 
@@ -466,13 +362,15 @@ mod tests {
     #[test]
     fn responses_are_read_with_their_outcome() {
         let parsed = parse_message(br#"{"jsonrpc":"2.0","id":7,"result":{"action":"accept"}}"#);
-        assert_eq!(
-            parsed,
-            Ok(Incoming::Response(ClientResponse {
-                id: RequestId::Number(7),
-                outcome: Ok(serde_json::json!({"action": "accept"})),
-            }))
-        );
+        let Ok(Incoming::Response(ClientResponse {
+            id,
+            outcome: Ok(result),
+        })) = parsed
+        else {
+            panic!("{parsed:?}")
+        };
+        assert_eq!(id, RequestId::Number(7));
+        assert_eq!(result.get(), r#"{"action":"accept"}"#, "kept as sent");
         let parsed =
             parse_message(br#"{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"no"}}"#);
         let Ok(Incoming::Response(ClientResponse {

@@ -2,16 +2,10 @@
 //! `resources/read` returned: a complete result as it is, or an [`Ask`]
 //! checked and turned into the `InputRequiredResult` sent on the wire.
 
-use super::ask::{Ask, NextState};
-use super::context::RequestData;
-use super::finish::{ResultMeta, finish, with_server_info};
-use super::registry::Registry;
-use super::state_gate::Sealed;
-use super::{Outcome, state_gate};
-use crate::schema::{
-    ClientCapabilities, ElicitRequestParams, ElicitationCapability, InputRequest, InputRequests,
-    JsonObject, McpError, SamplingCapability,
-};
+use super::finish::{Finisher, ResultMeta, Shape};
+use crate::schema::{InputRequests, JsonObject, McpError};
+use crate::server::gate::{self, NextState, Sealed};
+use crate::server::handler::{Ask, Outcome, RequestData};
 
 /// Finishes a handler's outcome for the request whose data is `request`.
 /// An ask must ask for something or carry state (`-32603`); its state is
@@ -19,12 +13,14 @@ use crate::schema::{
 /// it may ask only for what the client declared (`-32021` with
 /// `data.requiredCapabilities`).
 pub(crate) fn finish_outcome<R: ResultMeta>(
-    registry: &Registry,
+    finisher: &Finisher,
     outcome: Outcome<R>,
     request: &RequestData,
 ) -> Result<String, McpError> {
     let ask = match outcome {
-        Outcome::Complete(result) => return finish(registry, result),
+        Outcome::Complete(result) => {
+            return finisher.result(Shape::of(request.is_legacy()), result);
+        }
         Outcome::InputRequired(ask) => ask,
     };
     let Ask {
@@ -38,11 +34,9 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
             "a handler returned an input_required result with neither inputRequests nor requestState",
         ));
     }
-    let request_state = state_gate::seal(request.signer.as_ref(), state)?;
-    let declared = DeclaredInputs::of(&request.meta.client_capabilities);
-    if let Some(required) =
-        missing_capabilities(requests.iter().flatten().map(|(_, r)| r), declared)
-    {
+    let request_state = gate::seal(request.verified(), state)?;
+    let declared = &request.meta().client_capabilities;
+    if let Some(required) = declared.missing_for(requests.iter().flat_map(|r| r.values())) {
         return Err(McpError::MissingClientCapability {
             required: Box::new(required),
         });
@@ -50,7 +44,7 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
     render(
         requests.as_ref(),
         request_state.as_ref(),
-        with_server_info(registry, meta).as_ref(),
+        finisher.with_server_info(meta).as_ref(),
     )
 }
 
@@ -92,79 +86,10 @@ fn render(
     String::from_utf8(json).map_err(failed)
 }
 
-/// Which kinds of input the client declared it can give: all the check of
-/// an outgoing ask needs.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct DeclaredInputs {
-    form: bool,
-    url: bool,
-    sampling: bool,
-    sampling_tools: bool,
-    roots: bool,
-}
-
-impl DeclaredInputs {
-    pub(crate) fn of(capabilities: &ClientCapabilities) -> Self {
-        Self {
-            form: capabilities.supports_elicitation_form(),
-            url: capabilities.supports_elicitation_url(),
-            sampling: capabilities.supports_sampling(),
-            sampling_tools: capabilities.supports_sampling_tools(),
-            roots: capabilities.supports_roots(),
-        }
-    }
-}
-
-/// The capabilities the input requests need that the client did not declare.
-#[allow(deprecated)]
-pub(crate) fn missing_capabilities<'a>(
-    requests: impl Iterator<Item = &'a InputRequest>,
-    declared: DeclaredInputs,
-) -> Option<ClientCapabilities> {
-    let mut required = ClientCapabilities::default();
-    let mut any = false;
-    for request in requests {
-        match request {
-            InputRequest::Elicitation(ElicitRequestParams::Form(_)) if !declared.form => {
-                let e = required
-                    .elicitation
-                    .get_or_insert_with(ElicitationCapability::default);
-                e.form = Some(JsonObject::new());
-                any = true;
-            }
-            InputRequest::Elicitation(ElicitRequestParams::Url(_)) if !declared.url => {
-                let e = required
-                    .elicitation
-                    .get_or_insert_with(ElicitationCapability::default);
-                e.url = Some(JsonObject::new());
-                any = true;
-            }
-            InputRequest::Sampling(params) => {
-                let needs_tools = params.tools.as_ref().is_some_and(|t| !t.is_empty());
-                if !declared.sampling || (needs_tools && !declared.sampling_tools) {
-                    let s = required
-                        .sampling
-                        .get_or_insert_with(SamplingCapability::default);
-                    if needs_tools {
-                        s.tools = Some(JsonObject::new());
-                    }
-                    any = true;
-                }
-            }
-            InputRequest::ListRoots if !declared.roots => {
-                required.roots = Some(JsonObject::new());
-                any = true;
-            }
-            _ => {}
-        }
-    }
-    any.then_some(required)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{InputRequiredResult, InputRequiredType};
+    use crate::schema::{InputRequest, InputRequiredResult, InputRequiredType};
     use serde_json::json;
 
     /// `render` writes what serde writes for the same `InputRequiredResult`.

@@ -1,39 +1,34 @@
-//! The bridge: a handler's input-required result, for a 2025-era client.
+//! The bridge's questions: an input-required round of a 2025-era client,
+//! asked by the server itself.
 //!
 //! Such a client cannot read an `InputRequiredResult`. Instead the server
-//! asks it each input request itself, as the matching request
-//! (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the
-//! stream of the request being served, through the session's back channel
-//! ([`Session`](super::Session)); collects the answers into
-//! `inputResponses`; and hands back the request's data for the next round,
-//! with the answers and the state the handler returned, signed here by the
-//! state gate and verified by it again before the handler runs: exactly
-//! what a 2026-07-28 client's retry goes through.
+//! asks it each input request as the matching request (`elicitation/create`,
+//! `sampling/createMessage`, `roots/list`) on the stream of the request
+//! being served, through the session's back channel ([`Session`]), and
+//! collects the answers as the client sent them. The round loop (`round`)
+//! feeds them to the handler's next round, in process: the state between
+//! the rounds never leaves the server.
 //!
 //! Transports take no part beyond carrying messages: the question goes out
 //! on the request's [`Notifier`] and the answer comes back through
-//! [`Session::deliver`](super::Session::deliver).
+//! [`Session::deliver`].
 
+use serde_json::value::RawValue;
 use tokio::time::{Instant, timeout_at};
 
-use super::answers::RoundAnswers;
-use super::ask::{Ask, NextState};
-use super::context::RequestData;
-use super::finish::ResultMeta;
-use super::input_required::{DeclaredInputs, missing_capabilities};
-use super::registry::Registry;
-use super::session::{Question, Unanswered};
-use super::state_gate::{self, Sealed};
-use super::{Notifier, Session, url_steps};
+use super::Bridge;
+use super::session::{Question, Session, Unanswered};
 use crate::schema::{
     CallToolResult, CancelledNotificationParams, ElicitRequestParams, ErrorObject, GetPromptResult,
-    InputRequest, InputResponses, McpError, ReadResourceResult, RequestId, codes,
+    InputRequest, InputRequests, McpError, ReadResourceResult, RequestId, codes,
     notification_methods,
 };
+use crate::server::notify::Notifier;
+use crate::server::url_steps::{self, UrlSteps};
 
 /// A result type whose request may be bridged, and how it ends when the
 /// bridge cannot go on.
-pub(crate) trait Bridged: ResultMeta + Sized {
+pub(crate) trait Bridged: Sized {
     /// The request's end when the bridge stops for `why`.
     fn stuck(why: String) -> Result<Self, McpError>;
 }
@@ -67,84 +62,73 @@ fn stuck_error(why: String) -> McpError {
     })
 }
 
-/// Why the bridge stopped.
-#[derive(Debug)]
-pub(crate) enum Stop {
-    /// The handler is at fault: answered with the error as usual.
-    Fault(McpError),
-    /// The bridge cannot go on: the request ends saying why ([`Bridged::stuck`]).
-    Stuck(String),
-}
-
-/// Runs one round of the bridge for the request whose data is `request`:
-/// the `round`-th time its handler asked. Returns the data of the next
-/// round: the same request with this round's answers and the state to
-/// verify.
-pub(crate) async fn next_round(
-    registry: &Registry,
-    ask: Ask,
-    request: &RequestData,
+/// Whether the bridge may ask the `round`-th round of a request in
+/// `session`: the session it asks on, or why it cannot go on (the bridge
+/// is off, there is no session, the round bound is reached).
+pub(crate) fn admit(
+    bridge: Bridge,
+    session: Option<&Session>,
     round: usize,
-) -> Result<RequestData, Stop> {
-    let bridge = registry.bridge;
-    let session = match (&request.receive.session, bridge.enabled) {
+) -> Result<&Session, String> {
+    let session = match (session, bridge.enabled) {
         (_, false) => {
-            return Err(Stop::Stuck(
+            return Err(
                 "this request needs input from the user, and this server does not ask \
                  2025-era clients for input (its bridge is off); a client of MCP 2026-07-28 \
                  can answer it"
                     .to_owned(),
-            ));
+            );
         }
         (None, true) => {
-            return Err(Stop::Stuck(
+            return Err(
                 "this request needs input from the user, and the server cannot ask a \
                  client it serves without a session; open a session with initialize"
                     .to_owned(),
-            ));
+            );
         }
         (Some(session), true) => session,
     };
     if round > bridge.max_rounds {
-        return Err(Stop::Stuck(format!(
+        return Err(format!(
             "the request still needed input after {} rounds, the most this server asks",
             bridge.max_rounds
-        )));
+        ));
     }
-    let Ask {
-        requests, state, ..
-    } = ask;
-    if requests.is_none() && state == NextState::None {
-        return Err(Stop::Fault(McpError::internal(
-            "a handler returned an input_required result with neither inputRequests nor requestState",
-        )));
-    }
-    let sealed = state_gate::seal(request.signer.as_ref(), state).map_err(Stop::Fault)?;
-    let requests = requests.unwrap_or_default();
-    let declared = DeclaredInputs::of(session.client_capabilities());
-    if let Some(required) = missing_capabilities(requests.values(), declared) {
-        return Err(Stop::Stuck(format!(
+    Ok(session)
+}
+
+/// Where a round's questions go: the session, the request's stream, and
+/// the URL steps whose completion the client hears about (with the
+/// caller's subject, who owns them).
+pub(crate) struct Channel<'a> {
+    pub(crate) session: &'a Session,
+    pub(crate) out: &'a Notifier,
+    pub(crate) url_steps: Option<(&'a UrlSteps, &'a str)>,
+}
+
+/// Asks the client a round's questions, one after the other, within the
+/// bridge's round timeout: each answer as the JSON the client sent, under
+/// its key; or why the round could not be asked (the client did not
+/// declare what is asked, left, answered with an error, or too late).
+pub(crate) async fn ask_round(
+    bridge: Bridge,
+    channel: Channel<'_>,
+    requests: &InputRequests,
+) -> Result<Vec<(String, Box<RawValue>)>, String> {
+    let declared = channel.session.client_capabilities();
+    if let Some(required) = declared.missing_for(requests.values()) {
+        return Err(format!(
             "this request needs input the client cannot give: it did not declare the {} \
              capability in initialize",
             described(&required)
-        )));
+        ));
     }
     let deadline = Instant::now() + bridge.round_timeout;
-    let mut answers = InputResponses::new();
-    for (key, input) in &requests {
-        let answer = ask_one(session, request, input, deadline)
-            .await
-            .map_err(Stop::Stuck)?;
-        answers.insert(key.clone(), answer);
+    let mut answers = Vec::with_capacity(requests.len());
+    for (key, input) in requests {
+        answers.push((key.clone(), ask_one(&channel, input, deadline).await?));
     }
-    let mut next = request.clone();
-    next.input_responses = Some(RoundAnswers::from_map(&answers));
-    next.request_state = sealed.map(|sealed| match sealed {
-        Sealed::Signed(token) | Sealed::Opaque(token) => token,
-    });
-    next.state_payload = None;
-    next.signer = None;
-    Ok(next)
+    Ok(answers)
 }
 
 /// The capabilities in `required`, named as a user would look them up.
@@ -166,16 +150,15 @@ fn described(required: &crate::schema::ClientCapabilities) -> String {
     names.join(" and ")
 }
 
-/// Asks the client one input request on the stream of `request` and
-/// awaits its answer, until `deadline`.
+/// Asks the client one input request on the request's stream and awaits
+/// its answer, until `deadline`.
 async fn ask_one(
-    session: &Session,
-    request: &RequestData,
+    channel: &Channel<'_>,
     input: &InputRequest,
     deadline: Instant,
-) -> Result<serde_json::Value, String> {
+) -> Result<Box<RawValue>, String> {
     let method = input.method();
-    let out = &request.notifier;
+    let (session, out) = (channel.session, channel.out);
     let mut question = session
         .open_question()
         .map_err(|why| unanswered(method, &why))?;
@@ -186,15 +169,13 @@ async fn ask_one(
         &elicitation_id,
         session.protocol_version(),
     )?;
-    if let (InputRequest::Elicitation(ElicitRequestParams::Url(url)), Some(steps)) =
-        (input, &request.url_steps)
+    if let (InputRequest::Elicitation(ElicitRequestParams::Url(url)), Some((steps, subject))) =
+        (input, channel.url_steps)
     {
         // A URL that carries one of the caller's open steps: the client
         // hears when that step completes.
         for step in url_steps::step_ids_in(&url.url) {
-            steps
-                .watch(step, request.receive.subject(), &elicitation_id, out)
-                .await;
+            steps.watch(step, subject, &elicitation_id, out).await;
         }
     }
     match timeout_at(deadline, out.send_json(message)).await {
@@ -203,7 +184,7 @@ async fn ask_one(
         Err(_) => return Err(timed_out(method)),
     }
     match timeout_at(deadline, question.answer()).await {
-        Ok(Ok(Ok(answer))) if answer.is_object() => Ok(answer),
+        Ok(Ok(Ok(answer))) if answer.get().trim_start().starts_with('{') => Ok(answer),
         Ok(Ok(Ok(_))) => Err(format!("the client's answer to {method} is not an object")),
         Ok(Ok(Err(error))) => Err(format!(
             "the client answered {method} with error {}: {}",

@@ -1,15 +1,26 @@
-//! The context every handler receives.
+//! The context every handler receives, and the data of the request behind
+//! it.
+
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tokio::sync::watch;
 
-use super::{Notifier, ReceiveContext};
+use super::answers::{RoundAnswers, RoundTrip, SentAnswers};
+use super::catalog::SharedValues;
 use crate::form::{Answer, ElicitForm};
+use crate::receive_context::{ReceiveContext, TransportKind};
 use crate::schema::{
     ClientCapabilities, InputResponses, LoggingLevel, LoggingMessageNotificationParams, McpError,
     ProgressNotificationParams, RequestId, RequestMeta, notification_methods,
 };
+use crate::server::gate::Verified;
+use crate::server::legacy::Session;
+use crate::server::notify::{ChangeNotifier, Notifier};
+use crate::server::url_steps::{UrlAnswer, UrlStep, UrlStepError, UrlStepStatus, UrlSteps};
 use crate::state::RequestStateSigner;
 
 /// What a handler knows about the request it serves.
@@ -18,34 +29,211 @@ use crate::state::RequestStateSigner;
 /// clone is changed (which the runtime does only before the handler runs).
 #[derive(Debug, Clone)]
 pub struct Context {
-    pub(crate) data: std::sync::Arc<RequestData>,
+    data: Arc<RequestData>,
 }
 
-/// The data of one request, behind [`Context`].
+/// What every handler of a server can reach beyond its request: the values
+/// shared at build time, the change announcer, the URL steps.
+#[derive(Debug, Default)]
+pub(crate) struct Services {
+    /// Values given to `ServerBuilder::share`, by type.
+    pub(crate) shared: SharedValues,
+    /// Announces changes to `subscriptions/listen` streams and sessions.
+    pub(crate) changes: ChangeNotifier,
+    /// The server's URL steps, if it tracks them.
+    pub(crate) url_steps: Option<UrlSteps>,
+}
+
+/// A round's link to its task, in the handler's context.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskLink {
+    /// The task's id.
+    pub(crate) id: String,
+    /// Turns `true` when the task is cancelled.
+    pub(crate) cancelled: watch::Receiver<bool>,
+}
+
+/// The data of one request, behind [`Context`]. Its fields are this
+/// module's: the request path sets them through the methods below, and the
+/// resume state only as the state gate's [`Verified`].
 #[derive(Debug, Clone)]
 pub(crate) struct RequestData {
-    pub(crate) request_id: RequestId,
-    pub(crate) method: std::borrow::Cow<'static, str>,
-    pub(crate) meta: RequestMeta,
-    pub(crate) input_responses: Option<super::answers::RoundAnswers>,
-    pub(crate) request_state: Option<String>,
-    pub(crate) receive: ReceiveContext,
-    pub(crate) notifier: Notifier,
-    /// The verified payload of the echoed state (`None` on a first call).
-    pub(crate) state_payload: Option<Vec<u8>>,
-    /// The server's signer, bound to this request's binding.
-    pub(crate) signer: Option<RequestStateSigner>,
-    /// Values given to `ServerBuilder::share`, by type.
-    pub(crate) shared: std::sync::Arc<super::registry::SharedValues>,
-    /// Announces changes to `subscriptions/listen` streams.
-    pub(crate) changes: super::ChangeNotifier,
+    request_id: RequestId,
+    method: Cow<'static, str>,
+    meta: RequestMeta,
+    /// This round's `inputResponses`.
+    answers: Option<RoundAnswers>,
+    /// The `requestState` the client echoed, as received.
+    request_state: Option<String>,
+    /// What the state gate let through: the payload resumed from, the
+    /// bound signer.
+    verified: Verified,
+    receive: ReceiveContext,
+    /// The 2025-era session the request came in, if any.
+    session: Option<Session>,
+    notifier: Notifier,
+    services: Arc<Services>,
     /// Whether the request is of the 2025 era (then an input-required
-    /// result goes through the bridge).
-    pub(crate) legacy: bool,
+    /// result goes through the bridge, and results take the 2025 shape).
+    legacy: bool,
     /// The task this run is a round of (tasks extension).
-    pub(crate) task: Option<super::tasks::TaskLink>,
+    task: Option<TaskLink>,
+}
+
+impl RequestData {
+    /// The data of a request as dispatch received it, before its round
+    /// trip is read and the state gate has been passed.
+    pub(crate) fn new(
+        request_id: RequestId,
+        method: Cow<'static, str>,
+        meta: RequestMeta,
+        receive: ReceiveContext,
+        notifier: Notifier,
+        services: Arc<Services>,
+    ) -> Self {
+        Self {
+            request_id,
+            method,
+            meta,
+            answers: None,
+            request_state: None,
+            verified: Verified::default(),
+            receive,
+            session: None,
+            notifier,
+            services,
+            legacy: false,
+            task: None,
+        }
+    }
+
+    /// This request marked as of the 2025 era, in `session` if it has one.
+    pub(crate) fn in_2025_era(mut self, session: Option<Session>) -> Self {
+        self.legacy = true;
+        self.session = session;
+        self
+    }
+
+    /// Takes this round's answers and echoed state, checking their shapes:
+    /// an object of objects, and a string (`-32602` otherwise).
+    pub(crate) fn take_round_trip(&mut self, round_trip: RoundTrip) -> Result<(), McpError> {
+        self.answers = round_trip
+            .input_responses
+            .map(SentAnswers::into_checked)
+            .transpose()?;
+        self.request_state = match round_trip.request_state {
+            None => None,
+            Some(Value::String(state)) => Some(state),
+            Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
+        };
+        Ok(())
+    }
+
+    /// Sets what the state gate let through for this round.
+    pub(crate) fn pass(&mut self, verified: Verified) {
+        self.verified = verified;
+    }
+
+    /// The next round of a bridged request: the same request, with the
+    /// answers the client gave and the state the gate carried over
+    /// (`raw`: a state a server without a signer hands on as it is).
+    pub(crate) fn next_round(
+        &self,
+        answers: RoundAnswers,
+        verified: Verified,
+        raw: Option<String>,
+    ) -> Self {
+        Self {
+            answers: Some(answers),
+            request_state: raw,
+            verified,
+            ..self.clone()
+        }
+    }
+
+    /// This request as a round of a task: linked to it, and with no stream
+    /// (progress and log messages have nowhere to go in a task).
+    pub(crate) fn in_task(mut self, task: TaskLink) -> Self {
+        self.task = Some(task);
+        self.notifier = Notifier::disabled();
+        self
+    }
+
+    /// A later round of a task, run for the `tasks/update` request `self`:
+    /// under the `_meta` of the call that made the task, with the round's
+    /// answers, as a `tools/call`.
+    pub(crate) fn task_round(
+        self,
+        meta: RequestMeta,
+        answers: RoundAnswers,
+        task: TaskLink,
+    ) -> Self {
+        Self {
+            method: Cow::Borrowed(crate::schema::request_methods::TOOLS_CALL),
+            meta,
+            answers: Some(answers),
+            request_state: None,
+            verified: Verified::default(),
+            legacy: false,
+            ..self
+        }
+        .in_task(task)
+    }
+
+    /// The request's id.
+    pub(crate) fn request_id(&self) -> &RequestId {
+        &self.request_id
+    }
+
+    /// The method served.
+    pub(crate) fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The request's `_meta` (a 2025-era request's, from its session).
+    pub(crate) fn meta(&self) -> &RequestMeta {
+        &self.meta
+    }
+
+    /// This round's answers.
+    pub(crate) fn answers(&self) -> Option<&RoundAnswers> {
+        self.answers.as_ref()
+    }
+
+    /// The echoed state, as received.
+    pub(crate) fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// What the state gate let through.
+    pub(crate) fn verified(&self) -> &Verified {
+        &self.verified
+    }
+
+    /// What the transport knows.
+    pub(crate) fn receive(&self) -> &ReceiveContext {
+        &self.receive
+    }
+
+    /// The 2025-era session, if any.
+    pub(crate) fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// The request's way out.
+    pub(crate) fn notifier(&self) -> &Notifier {
+        &self.notifier
+    }
+
     /// The server's URL steps, if it tracks them.
-    pub(crate) url_steps: Option<super::UrlSteps>,
+    pub(crate) fn url_steps(&self) -> Option<&UrlSteps> {
+        self.services.url_steps.as_ref()
+    }
+
+    /// Whether the request is of the 2025 era.
+    pub(crate) fn is_legacy(&self) -> bool {
+        self.legacy
+    }
 }
 
 impl Context {
@@ -73,12 +261,12 @@ impl Context {
     /// The newest round's `inputResponses`, as the client sent them. Only
     /// the newest round is ever sent: earlier answers travel in the state.
     pub fn input_responses(&self) -> Option<&InputResponses> {
-        self.data.input_responses.as_ref().map(|a| a.tree())
+        self.data.answers.as_ref().map(|a| a.tree())
     }
 
     /// The raw answer under `key` in the newest round, if any.
     pub fn input_response(&self, key: &str) -> Option<&Value> {
-        self.data.input_responses.as_ref()?.tree().get(key)
+        self.data.answers.as_ref()?.tree().get(key)
     }
 
     /// The answer under `key` to a form elicitation, decoded as form `T`.
@@ -123,16 +311,16 @@ impl Context {
     /// ```
     pub fn answer<T: ElicitForm>(&self, key: &str) -> Answer<T> {
         // Straight from the JSON the client sent, with no tree between.
-        Answer::from_json(self.data.input_responses.as_ref().and_then(|a| a.get(key)))
+        Answer::from_json(self.data.answers.as_ref().and_then(|a| a.get(key)))
     }
 
     /// Opens a URL step for this request's caller (it owns it: only the
     /// same authenticated subject can complete it), open for the server's
     /// step lifetime. Needs `ServerBuilder::url_steps` (`-32603`
     /// otherwise, or when the store cannot be reached).
-    pub async fn open_url_step(&self) -> Result<super::UrlStep, McpError> {
+    pub async fn open_url_step(&self) -> Result<UrlStep, McpError> {
         let steps =
-            self.data.url_steps.as_ref().ok_or_else(|| {
+            self.data.services.url_steps.as_ref().ok_or_else(|| {
                 McpError::internal("open_url_step needs ServerBuilder::url_steps")
             })?;
         steps
@@ -143,10 +331,9 @@ impl Context {
 
     /// What became of `step`, asked under `key`: the client's answer to
     /// the URL-mode request, and whether the application marked the step
-    /// complete. [`UrlAnswer::Completed`](super::UrlAnswer::Completed) only
+    /// complete. [`UrlAnswer::Completed`] only
     /// when the user accepted **and** the step is done.
-    pub async fn url_step_answer(&self, key: &str, step: &super::UrlStep) -> super::UrlAnswer {
-        use super::UrlAnswer;
+    pub async fn url_step_answer(&self, key: &str, step: &UrlStep) -> UrlAnswer {
         match self.answer::<crate::form::UrlConsent>(key) {
             Answer::Accept(_) => self.url_step_status(step).await,
             Answer::Decline => UrlAnswer::Declined,
@@ -157,16 +344,12 @@ impl Context {
 
     /// Waits until `step` is complete, at most `within` (and at most a
     /// minute): `Completed`, or what it still is when the wait ends.
-    pub async fn wait_url_step(
-        &self,
-        step: &super::UrlStep,
-        within: std::time::Duration,
-    ) -> super::UrlAnswer {
+    pub async fn wait_url_step(&self, step: &UrlStep, within: std::time::Duration) -> UrlAnswer {
         let deadline = std::time::Instant::now() + within.min(std::time::Duration::from_secs(60));
         let mut pause = std::time::Duration::from_millis(20);
         loop {
             let status = self.url_step_status(step).await;
-            if status != super::UrlAnswer::Pending || std::time::Instant::now() >= deadline {
+            if status != UrlAnswer::Pending || std::time::Instant::now() >= deadline {
                 return status;
             }
             tokio::time::sleep(pause).await;
@@ -175,9 +358,8 @@ impl Context {
     }
 
     /// Where `step` stands in the server's store, as an answer.
-    async fn url_step_status(&self, step: &super::UrlStep) -> super::UrlAnswer {
-        use super::{UrlAnswer, UrlStepError, UrlStepStatus};
-        let Some(steps) = &self.data.url_steps else {
+    async fn url_step_status(&self, step: &UrlStep) -> UrlAnswer {
+        let Some(steps) = &self.data.services.url_steps else {
             return UrlAnswer::Unavailable("the server has no URL steps".to_owned());
         };
         match steps.status(step, self.data.receive.subject()).await {
@@ -203,14 +385,14 @@ impl Context {
     /// request's binding before the handler runs. `None` on a first call,
     /// and always `None` when the server has no signer.
     pub fn state_payload(&self) -> Option<&[u8]> {
-        self.data.state_payload.as_deref()
+        self.data.verified.payload()
     }
 
     /// The verified state decoded from JSON. A payload that verified but does
     /// not decode (minted by an older build, say) is refused with the same
     /// `-32602` as a forged state; the reason is logged.
     pub fn state<T: DeserializeOwned>(&self) -> Result<Option<T>, McpError> {
-        let Some(payload) = &self.data.state_payload else {
+        let Some(payload) = self.data.verified.payload() else {
             return Ok(None);
         };
         serde_json::from_slice(payload).map(Some).map_err(|error| {
@@ -221,8 +403,8 @@ impl Context {
 
     /// Announces list and resource changes to open `subscriptions/listen`
     /// streams (e.g. after a tool was added).
-    pub fn changes(&self) -> &super::ChangeNotifier {
-        &self.data.changes
+    pub fn changes(&self) -> &ChangeNotifier {
+        &self.data.services.changes
     }
 
     /// The id of the task this run is a round of, when the call runs as a
@@ -256,27 +438,31 @@ impl Context {
     }
 
     /// The value of type `T` given to `ServerBuilder::share`, if any.
-    pub fn shared<T: Send + Sync + 'static>(&self) -> Option<std::sync::Arc<T>> {
-        let value = self.data.shared.get(&std::any::TypeId::of::<T>())?;
-        std::sync::Arc::clone(value).downcast::<T>().ok()
+    pub fn shared<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let value = self
+            .data
+            .services
+            .shared
+            .get(&std::any::TypeId::of::<T>())?;
+        Arc::clone(value).downcast::<T>().ok()
     }
 
     /// The server's signer, already bound to this request (caller, method,
     /// target, arguments), for minting the next state.
     pub fn signer(&self) -> Option<&RequestStateSigner> {
-        self.data.signer.as_ref()
+        self.data.verified.signer()
     }
 
     /// Mints a `requestState` carrying `value` as JSON, bound to this
     /// request, for a hand-written handler that sets it with
-    /// [`Ask::with_state`](super::Ask::with_state). An error when the server
+    /// [`Ask::with_state`](crate::server::Ask::with_state). An error when the server
     /// has no signer.
     ///
-    /// Usually unnecessary: hand the value to [`Ask::resume`](super::Ask::resume)
-    /// (or return a [`Reply`](super::Reply) with `.resume(...)`) and the
+    /// Usually unnecessary: hand the value to [`Ask::resume`](crate::server::Ask::resume)
+    /// (or return a [`Reply`](crate::server::Reply) with `.resume(...)`) and the
     /// runtime signs it once the handler returns, without verifying it again.
     pub fn mint_state<T: Serialize + ?Sized>(&self, value: &T) -> Result<String, McpError> {
-        let signer = self.data.signer.as_ref().ok_or_else(|| {
+        let signer = self.data.verified.signer().ok_or_else(|| {
             McpError::internal("a handler minted a requestState but the server has no signer")
         })?;
         signer
@@ -343,48 +529,45 @@ impl Context {
     /// with [`detached`](Self::detached)).
     #[doc(hidden)]
     pub fn with_input_responses(mut self, responses: InputResponses) -> Self {
-        self.data_mut().input_responses = Some(super::answers::RoundAnswers::from_map(&responses));
+        self.data_mut().answers = Some(RoundAnswers::from_map(&responses));
         self
     }
 
     /// A context for calling a handler directly (tests, embedding): no
     /// transport, no caller, no notifications.
     pub fn detached(method: &'static str, meta: RequestMeta) -> Self {
-        Self::from_data(RequestData {
-            request_id: RequestId::Number(0),
-            method: std::borrow::Cow::Borrowed(method),
+        Self::from_data(RequestData::new(
+            RequestId::Number(0),
+            Cow::Borrowed(method),
             meta,
-            input_responses: None,
-            request_state: None,
-            receive: ReceiveContext::new(super::TransportKind::InProcess),
-            notifier: Notifier::disabled(),
-            state_payload: None,
-            signer: None,
-            shared: std::sync::Arc::default(),
-            changes: super::ChangeNotifier::new(),
-            legacy: false,
-            task: None,
-            url_steps: None,
-        })
+            ReceiveContext::new(TransportKind::InProcess),
+            Notifier::disabled(),
+            Arc::default(),
+        ))
     }
 
     pub(crate) fn from_data(data: RequestData) -> Self {
         Self {
-            data: std::sync::Arc::new(data),
+            data: Arc::new(data),
         }
     }
 
     /// A context for the handler, and the request's data kept for what
     /// follows it (finishing its result), shared rather than copied.
-    pub(crate) fn shared_with(data: RequestData) -> (Self, std::sync::Arc<RequestData>) {
+    pub(crate) fn shared_with(data: RequestData) -> (Self, Arc<RequestData>) {
         let ctx = Self::from_data(data);
-        let kept = std::sync::Arc::clone(&ctx.data);
+        let kept = Arc::clone(&ctx.data);
         (ctx, kept)
     }
 
     /// The request's data, to change before the handler runs (copied
     /// first if a clone shares it).
     pub(crate) fn data_mut(&mut self) -> &mut RequestData {
-        std::sync::Arc::make_mut(&mut self.data)
+        Arc::make_mut(&mut self.data)
+    }
+
+    /// The request's data.
+    pub(crate) fn data(&self) -> &RequestData {
+        &self.data
     }
 }

@@ -255,7 +255,7 @@ impl IntoToolResult for Vec<ContentBlock> {
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn output_schema() -> Option<JsonObject> {
-        super::handler_spec::schema_of::<T>()
+        super::spec::schema_of::<T>()
     }
 
     fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {

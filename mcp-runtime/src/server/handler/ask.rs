@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::schema::{InputRequest, InputRequests, InputRequiredResult, JsonObject, McpError};
+use crate::server::gate::NextState;
 
 /// A handler's request for input: what to ask the client, and the state
 /// the client's retry resumes from.
@@ -41,18 +42,6 @@ pub struct Ask {
     pub(crate) meta: Option<JsonObject>,
     /// Asked before the call may become a task (tasks extension).
     pub(crate) before_task: bool,
-}
-
-/// The state an ask resumes from, as the handler handed it over.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum NextState {
-    /// No state: the retry starts from the arguments and answers alone.
-    None,
-    /// A serialised resume value, signed by dispatch after the handler returns.
-    Resume(Vec<u8>),
-    /// A token the handler minted (checked by dispatch), or any opaque
-    /// string on a server without a signer (passed through).
-    Token(String),
 }
 
 impl Ask {

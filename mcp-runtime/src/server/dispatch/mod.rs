@@ -1,6 +1,9 @@
-//! The top of the one request path: the request's era, decided here and
-//! nowhere else ([`era`]); for a 2026-07-28 request the checks every request
-//! passes, in the specification's order; then the method's own function.
+//! The top of the one request path: a message read (`incoming.rs`), the
+//! request's era, decided here and nowhere else ([`era`]); for a
+//! 2026-07-28 request the checks every request passes, in the
+//! specification's order; then the method's own function, found in the
+//! method table (`table.rs`), which hands it the parts of the server
+//! (`registry.rs`) it needs. [`Server`] is the handle transports hold.
 //!
 //! A request whose `_meta` carries the 2026-07-28 keys is served as
 //! 2026-07-28, whatever else is true. `initialize` opens a 2025-era session
@@ -15,39 +18,107 @@
 //! 2. on HTTP, `MCP-Protocol-Version` equals the `_meta` version (`-32020`);
 //! 3. the version is supported (`-32022`);
 //! 4. on HTTP, `Mcp-Method`, `Mcp-Name` agree with the body (`-32020`);
-//! 5. the method exists on this server ([`methods::route`], `-32601`);
-//! 6. the method's function ([`methods`]' table) takes it from there: for
-//!    `tools/call`, `prompts/get` and `resources/read` that is
-//!    [`calls`](super::calls), where the [`StateGate`](super::state_gate)
+//! 5. the method exists on this server ([`table::route`], `-32601`);
+//! 6. the method's function takes it from there: for `tools/call`,
+//!    `prompts/get` and `resources/read` that is the `methods` room, which
+//!    runs the handler through the `round` room, where the state gate
 //!    verifies the echoed state before the handler and signs the next one
 //!    after it.
+//!
+//! This room uses every other room of the server but `builder`.
+
+mod incoming;
+mod registry;
+mod response;
+mod table;
+
+pub use incoming::{Incoming, Request, parse_message};
+pub(crate) use registry::Registry;
+pub use response::Response;
+pub(crate) use table::is_reserved;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::context::RequestData;
-use super::incoming::RoundTrip;
-use super::methods::{self, Asked, Call, Route};
-use super::registry::Registry;
-use super::{
-    LegacyClients, Notifier, ReceiveContext, Request, Response, Server, Session, calls, headers,
-    legacy,
-};
 use crate::logged::Wire;
+use crate::receive_context::ReceiveContext;
 use crate::schema::request_methods::INITIALIZE;
 use crate::schema::{
-    JsonObject, McpError, RequestId, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS, meta_keys,
+    Implementation, JsonObject, McpError, RequestId, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
+    meta_keys,
 };
+use crate::server::handler::{Asked, RequestData, RoundTrip};
+use crate::server::legacy::{self, Introduction, LegacyClients, Session};
+use crate::server::methods::{self, headers};
+use crate::server::notify::{ChangeNotifier, Notifier};
+use crate::server::round::Call;
+use crate::server::url_steps::UrlSteps;
+use table::Route;
+
+/// A configured MCP server. Cheap to clone; share it across transports.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Registry>,
+}
 
 impl Server {
-    /// Serves one request through the single dispatch path. `receive` says
-    /// what the transport knows (caller, HTTP headers); `notifier` carries
-    /// the notifications the handler emits.
+    /// The server of a registry `build()` made.
+    pub(crate) fn from_registry(registry: Registry) -> Self {
+        Self {
+            inner: Arc::new(registry),
+        }
+    }
+
+    /// Announces list and resource changes to open `subscriptions/listen`
+    /// streams and 2025-era sessions.
+    pub fn changes(&self) -> ChangeNotifier {
+        self.inner.services.changes.clone()
+    }
+
+    /// The URL steps given to `ServerBuilder::url_steps`: the handle the
+    /// application's web route marks steps complete through.
+    pub fn url_steps(&self) -> Option<&UrlSteps> {
+        self.inner.services.url_steps.as_ref()
+    }
+
+    /// Ends every open `subscriptions/listen` stream with its closing
+    /// result: what a transport does when it shuts down.
+    pub fn close_subscriptions(&self) {
+        self.inner.closing.close();
+    }
+
+    /// Serves one request that belongs to no 2025-era session through the
+    /// single dispatch path. `receive` says what the transport knows
+    /// (caller, HTTP headers); `notifier` carries the notifications the
+    /// handler emits.
     pub async fn handle_request(
         &self,
         request: Request,
         receive: ReceiveContext,
+        notifier: Notifier,
+    ) -> Response {
+        self.handle(request, receive, None, notifier).await
+    }
+
+    /// Serves one request of the 2025-era `session` (the one its
+    /// `MCP-Session-Id` names on HTTP; the connection's on stdio), as
+    /// [`Self::handle_request`] does.
+    pub async fn handle_session_request(
+        &self,
+        request: Request,
+        receive: ReceiveContext,
+        session: Session,
+        notifier: Notifier,
+    ) -> Response {
+        self.handle(request, receive, Some(session), notifier).await
+    }
+
+    async fn handle(
+        &self,
+        request: Request,
+        receive: ReceiveContext,
+        session: Option<Session>,
         notifier: Notifier,
     ) -> Response {
         let Request {
@@ -56,7 +127,7 @@ impl Server {
             params,
             round_trip,
         } = request;
-        let era = era(&self.inner, &method, params.as_ref(), &receive);
+        let era = era(&self.inner, &method, params.as_ref(), session.is_some());
         // The method stays here (for the log) and dispatch borrows it: no
         // copy of it per request.
         let run = std::panic::AssertUnwindSafe(dispatch(
@@ -69,6 +140,7 @@ impl Server {
                 round_trip,
             },
             receive,
+            session,
             notifier,
         ));
         let outcome = match futures_util::FutureExt::catch_unwind(run).await {
@@ -109,8 +181,21 @@ impl Server {
     }
 
     /// The server's self-description.
-    pub fn info(&self) -> &crate::schema::Implementation {
+    pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let catalog = &self.inner.core.catalog;
+        f.debug_struct("Server")
+            .field("name", &self.inner.info.name)
+            .field("tools", &catalog.tools.len())
+            .field("prompts", &catalog.prompts.len())
+            .field("resources", &catalog.resources.len())
+            .field("resource_templates", &catalog.templates.len())
+            .finish()
     }
 }
 
@@ -149,7 +234,7 @@ enum Era {
 }
 
 /// Decides the era of a request: the one place that does.
-fn era(registry: &Registry, method: &str, params: Option<&Value>, receive: &ReceiveContext) -> Era {
+fn era(registry: &Registry, method: &str, params: Option<&Value>, in_session: bool) -> Era {
     let modern_meta = params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
@@ -161,7 +246,7 @@ fn era(registry: &Registry, method: &str, params: Option<&Value>, receive: &Rece
         Era::Modern
     } else if method == INITIALIZE {
         Era::Initialize
-    } else if receive.session.is_some() || registry.legacy == LegacyClients::Stateless {
+    } else if in_session || registry.legacy == LegacyClients::Stateless {
         Era::Legacy
     } else {
         // Neither: the 2026-07-28 checks refuse it (`_meta` is required).
@@ -173,22 +258,30 @@ async fn dispatch(
     registry: &Registry,
     era: Era,
     request: Envelope<'_>,
-    mut receive: ReceiveContext,
+    receive: ReceiveContext,
+    session: Option<Session>,
     notifier: Notifier,
 ) -> Result<Answered, McpError> {
     match era {
-        Era::Modern => {
-            // A 2026-07-28 request relies on nothing earlier, a session included.
-            receive.session = None;
-            modern(registry, request, receive, notifier)
-                .await
-                .map(Answered::from)
-        }
+        // A 2026-07-28 request relies on nothing earlier, a session included.
+        Era::Modern => modern(registry, request, receive, notifier)
+            .await
+            .map(Answered::from),
         Era::Initialize => {
-            let (result, opened) = legacy::initialize(registry, request.params, &receive)?;
+            let introduction = Introduction {
+                info: &registry.info,
+                instructions: registry.lists.instructions.as_ref(),
+                capabilities: |session| registry.core.catalog.legacy_capabilities(session),
+            };
+            let (result, opened) = legacy::initialize(
+                registry.legacy,
+                request.params,
+                session.as_ref(),
+                introduction,
+            )?;
             Ok(Answered { result, opened })
         }
-        Era::Legacy => legacy_request(registry, request, receive, notifier)
+        Era::Legacy => legacy_request(registry, request, receive, session, notifier)
             .await
             .map(Answered::from),
     }
@@ -219,7 +312,7 @@ async fn modern(
     if let Some(headers) = &receive.headers {
         headers::check_method_and_name(headers, method, &params)?;
     }
-    let route = methods::route(registry, method, Asked::Modern)?;
+    let route = table::route(registry, method, Asked::Modern)?;
     let data = request_data(registry, id, route.name(method), meta, receive, notifier);
     serve(registry, route, params, round_trip, data).await
 }
@@ -231,6 +324,7 @@ async fn legacy_request(
     registry: &Registry,
     request: Envelope<'_>,
     receive: ReceiveContext,
+    session: Option<Session>,
     notifier: Notifier,
 ) -> Result<String, McpError> {
     let Envelope {
@@ -244,15 +338,14 @@ async fn legacy_request(
         Some(Value::Object(params)) => params,
         Some(_) => return Err(McpError::invalid_params("params must be an object")),
     };
-    let meta = legacy::request_meta(&params, &receive)?;
+    let meta = legacy::request_meta(&params, &receive, session.as_ref())?;
     let asked = Asked::Legacy {
-        session: receive.session.is_some(),
+        session: session.is_some(),
     };
-    let route = methods::route(registry, method, asked)?;
-    let mut data = request_data(registry, id, route.name(method), meta, receive, notifier);
-    data.legacy = true;
-    let result = serve(registry, route, params, round_trip, data).await?;
-    legacy::to_2025_shape(result)
+    let route = table::route(registry, method, asked)?;
+    let data = request_data(registry, id, route.name(method), meta, receive, notifier)
+        .in_2025_era(session);
+    serve(registry, route, params, round_trip, data).await
 }
 
 fn request_data(
@@ -263,22 +356,14 @@ fn request_data(
     receive: ReceiveContext,
     notifier: Notifier,
 ) -> RequestData {
-    RequestData {
+    RequestData::new(
         request_id,
         method,
         meta,
-        input_responses: None,
-        request_state: None,
         receive,
         notifier,
-        state_payload: None,
-        signer: None,
-        shared: Arc::clone(&registry.shared),
-        changes: registry.changes.clone(),
-        legacy: false,
-        task: None,
-        url_steps: registry.url_steps.clone(),
-    }
+        Arc::clone(&registry.services),
+    )
 }
 
 /// Hands the request to its method's function.
@@ -296,7 +381,7 @@ async fn serve(
     };
     match route {
         Route::Core { serve, .. } => serve(registry, call).await,
-        Route::Extension(handler) => calls::extension(registry, handler, call).await,
+        Route::Extension(handler) => methods::extension(&registry.core, handler, call).await,
     }
 }
 

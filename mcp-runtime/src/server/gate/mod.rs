@@ -1,0 +1,333 @@
+//! Both ends of `requestState`, in one place: the state gate.
+//!
+//! [`StateGate::open`] binds the server's signer to the request (caller,
+//! method, target, arguments digest: computed here, once) and verifies the
+//! echoed state, claiming it with the replay guard, **before** the handler
+//! runs; [`StateGate::open_round`] does the same for a round whose answer
+//! the outcome record keeps for duplicates ([`outcomes`]). What passes is
+//! a [`Verified`], which only this module can make: the payload the
+//! handler resumes from and the bound signer. [`StateGate::seal`] signs
+//! the resume value a handler handed back **after** it returns, with that
+//! signer. Two more doors lead to a payload, both without a token on the
+//! wire: [`StateGate::open_kept`] (a state the server kept itself, in a
+//! task's record) and [`carry`] (a 2025-era client's bridged rounds, whose
+//! next state never leaves the process, so it is neither signed nor
+//! verified, and costs the replay guard nothing).
+//!
+//! Nothing else in the server verifies or signs a state. This room uses
+//! only `state` and `schema`.
+
+mod outcomes;
+mod verified;
+
+pub(crate) use outcomes::Ticket;
+pub use outcomes::{DEFAULT_DUPLICATE_WAIT, DEFAULT_MAX_OUTCOME_BYTES, Outcomes};
+pub(crate) use verified::{NextState, Sealed, Verified};
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::logged::Wire;
+use crate::receive_context::ReceiveContext;
+use crate::schema::{InputResponses, JsonObject, McpError};
+use crate::state::{
+    BindingRequest, ReplayError, ReplayGuard, RequestStateSigner, RoundClaim, StateError,
+    VerifiedState, arguments_digest,
+};
+
+/// The server's request-state settings: its signer, its replay guard (single
+/// use) and how the answer of a consuming round is kept. Cheap to clone.
+#[derive(Clone, Default)]
+pub(crate) struct StateGate {
+    signer: Option<RequestStateSigner>,
+    replay_guard: Option<Arc<dyn ReplayGuard>>,
+    outcomes: Outcomes,
+}
+
+/// What the gate decided for a round whose answer may be recorded.
+pub(crate) enum Opened {
+    /// Run the handler with this state; with a ticket when its answer is
+    /// to be recorded.
+    Run(Verified, Option<Ticket>),
+    /// A duplicate of a round already run: the answer recorded for it.
+    Replayed(Result<String, McpError>),
+}
+
+/// A state the server kept itself (a task's record): a token it signed,
+/// verified again like an echoed one, or the payload, trusted as it is.
+pub(crate) enum Kept<'a> {
+    /// A token, verified under the request's binding.
+    Token(&'a str),
+    /// A payload that never left the server.
+    Payload(Vec<u8>),
+}
+
+impl StateGate {
+    /// The gate of a server with these settings.
+    pub(crate) fn new(
+        signer: Option<RequestStateSigner>,
+        replay_guard: Option<Arc<dyn ReplayGuard>>,
+        outcomes: Outcomes,
+    ) -> Self {
+        Self {
+            signer,
+            replay_guard,
+            outcomes,
+        }
+    }
+
+    /// Whether the server signs states (then arguments are bound).
+    pub(crate) fn signs(&self) -> bool {
+        self.signer.is_some()
+    }
+
+    /// Whether a round that echoes a state consumes it with its answer
+    /// recorded: single use and the outcome record on.
+    pub(crate) fn records_outcomes(&self) -> bool {
+        self.signer.is_some() && self.replay_guard.is_some() && self.outcomes.on()
+    }
+
+    /// Binds the server's signer to `request` and verifies the echoed
+    /// `state` under that binding, claiming it with the replay guard. Any
+    /// failure is the fixed `-32602`; the reason goes to the log only.
+    /// Without a signer on the server nothing is verified: the echoed
+    /// state reaches the handler raw ([`Context::request_state`]).
+    ///
+    /// [`Context::request_state`]: crate::server::Context::request_state
+    pub(crate) async fn open(
+        &self,
+        request: BindingRequest<'_>,
+        receive: &ReceiveContext,
+        state: Option<&str>,
+    ) -> Result<Verified, McpError> {
+        let (signer, verified) = self.verify(&request, receive, state)?;
+        let Some(verified) = verified else {
+            return Ok(Verified {
+                payload: None,
+                signer,
+            });
+        };
+        if let Some(guard) = &self.replay_guard {
+            match guard
+                .claim(verified.fingerprint(), verified.expires_at())
+                .await
+            {
+                Ok(true) => {}
+                Ok(false) => return Err(refuse(&request, &StateError::Replayed)),
+                Err(error) => return Err(unrecorded(&request, error)),
+            }
+        }
+        Ok(Verified {
+            payload: Some(verified.into_payload()),
+            signer,
+        })
+    }
+
+    /// Like [`Self::open`], for a round whose answer is recorded: with
+    /// single use and the outcome record on, the state's first use runs the
+    /// round with a [`Ticket`] to record its answer through; a duplicate
+    /// with the same `inputResponses` (`answers`) gets the recorded answer
+    /// without running the handler (waiting, bounded, while the first use
+    /// still runs), and one with other answers the fixed `-32602`.
+    pub(crate) async fn open_round(
+        &self,
+        request: BindingRequest<'_>,
+        receive: &ReceiveContext,
+        state: Option<&str>,
+        answers: Option<&InputResponses>,
+    ) -> Result<Opened, McpError> {
+        let outcomes = &self.outcomes;
+        let (Some(guard), true) = (&self.replay_guard, outcomes.on()) else {
+            return Ok(Opened::Run(self.open(request, receive, state).await?, None));
+        };
+        let (signer, verified) = self.verify(&request, receive, state)?;
+        let Some(verified) = verified else {
+            return Ok(Opened::Run(
+                Verified {
+                    payload: None,
+                    signer,
+                },
+                None,
+            ));
+        };
+        let answers = match answers {
+            Some(answers) => arguments_digest(answers),
+            None => arguments_digest(&JsonObject::new()),
+        };
+        let (fingerprint, expires_at) = (*verified.fingerprint(), verified.expires_at());
+        let deadline = Instant::now() + outcomes.wait();
+        let mut pause = Duration::from_millis(10);
+        loop {
+            match guard.claim_round(&fingerprint, &answers, expires_at).await {
+                Ok(RoundClaim::First) => break,
+                Ok(RoundClaim::Recorded(answer)) => {
+                    tracing::info!(
+                        method = %Wire(request.method),
+                        target = %Wire(request.target),
+                        "a retry of a consumed requestState got the recorded answer"
+                    );
+                    return Ok(Opened::Replayed(outcomes::decode(&answer)));
+                }
+                Ok(RoundClaim::Refused) => return Err(refuse(&request, &StateError::Replayed)),
+                Ok(RoundClaim::Running) if Instant::now() < deadline => {
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_millis(200));
+                }
+                Ok(RoundClaim::Running) => {
+                    return Err(McpError::internal(
+                        "the first use of this requestState is still running; the duplicate \
+                         stopped waiting for its answer (it may retry)",
+                    ));
+                }
+                Err(error) => return Err(unrecorded(&request, error)),
+            }
+        }
+        let ticket = Ticket::new(
+            Arc::clone(guard),
+            fingerprint,
+            expires_at,
+            outcomes,
+            request.method,
+            request.target,
+        );
+        let verified = Verified {
+            payload: Some(verified.into_payload()),
+            signer,
+        };
+        Ok(Opened::Run(verified, Some(ticket)))
+    }
+
+    /// The state a task's round resumes from: the one its record kept
+    /// (`None`: none), under the binding of the call that made the task. A
+    /// kept token is verified and claimed like an echoed one; a kept
+    /// payload never left the server and is taken as it is.
+    pub(crate) async fn open_kept(
+        &self,
+        request: BindingRequest<'_>,
+        receive: &ReceiveContext,
+        kept: Option<Kept<'_>>,
+    ) -> Result<Verified, McpError> {
+        match kept {
+            Some(Kept::Token(token)) => self.open(request, receive, Some(token)).await,
+            Some(Kept::Payload(payload)) => {
+                let mut verified = self.open(request, receive, None).await?;
+                verified.payload = Some(payload);
+                Ok(verified)
+            }
+            None => self.open(request, receive, None).await,
+        }
+    }
+
+    /// Binds the server's signer to `request` and verifies `state`, if
+    /// any: the bound signer (`None` without one) and the verified state
+    /// (`None` without a state or a signer), or the fixed `-32602`.
+    fn verify(
+        &self,
+        request: &BindingRequest<'_>,
+        receive: &ReceiveContext,
+        state: Option<&str>,
+    ) -> Result<(Option<RequestStateSigner>, Option<VerifiedState>), McpError> {
+        let Some(signer) = &self.signer else {
+            return Ok((None, None));
+        };
+        // The request's time, read once: what the echoed state is checked
+        // against and what the next one's lifetime counts from.
+        let bound = signer.bind_at(signer.bind_for(request, receive), signer.now());
+        let verified = match state {
+            Some(state) => Some(
+                bound
+                    .verify(state)
+                    .map_err(|reason| refuse(request, &reason))?,
+            ),
+            None => None,
+        };
+        Ok((Some(bound), verified))
+    }
+}
+
+/// The `requestState` to send with an input-required result, given the
+/// round's [`Verified`] (whose bound signer signs it): the handler's resume
+/// value signed under the request's binding, or the token it minted
+/// itself, checked to verify under that binding (so a handler cannot hand
+/// out a state bound to another call). Either failure is `-32603`: the
+/// handler, not the client, is at fault.
+pub(crate) fn seal(round: &Verified, next: NextState) -> Result<Option<Sealed>, McpError> {
+    match (next, round.signer()) {
+        (NextState::None, _) => Ok(None),
+        (NextState::Resume(payload), Some(signer)) => signer
+            .sign(&payload)
+            .map(|t| Some(Sealed::Signed(t)))
+            .map_err(|error| {
+                McpError::internal(format!("could not sign the resume state: {error}"))
+            }),
+        (NextState::Resume(_), None) => Err(no_signer()),
+        (NextState::Token(token), Some(signer)) => match signer.verify(&token) {
+            Ok(_) => Ok(Some(Sealed::Opaque(token))),
+            Err(reason) => Err(foreign_token(&reason)),
+        },
+        // Without a signer the state is the handler's own business.
+        (NextState::Token(token), None) => Ok(Some(Sealed::Opaque(token))),
+    }
+}
+
+/// The state the next round of a bridged request resumes from, carried in
+/// process from the round before (`round`), with the same bound signer:
+/// the resume value as it is, or the payload of a token the handler
+/// minted, checked to verify under the request's binding as [`seal`]
+/// checks it. On a server without a signer, a token goes on raw (the
+/// second value, what the handler reads as the echoed state). The same
+/// failures as [`seal`].
+pub(crate) fn carry(
+    round: &Verified,
+    next: NextState,
+) -> Result<(Verified, Option<String>), McpError> {
+    let signer = round.signer.clone();
+    let (payload, raw) = match (next, &signer) {
+        (NextState::None, _) => (None, None),
+        (NextState::Resume(payload), Some(_)) => (Some(payload), None),
+        (NextState::Resume(_), None) => return Err(no_signer()),
+        (NextState::Token(token), Some(signer)) => match signer.verify(&token) {
+            Ok(verified) => (Some(verified.into_payload()), None),
+            Err(reason) => return Err(foreign_token(&reason)),
+        },
+        (NextState::Token(token), None) => (None, Some(token)),
+    };
+    Ok((Verified { payload, signer }, raw))
+}
+
+fn no_signer() -> McpError {
+    McpError::internal(
+        "a handler returned a resume state but the server has no signer \
+         (set one with ServerBuilder::request_state_signer)",
+    )
+}
+
+fn foreign_token(reason: &StateError) -> McpError {
+    McpError::internal(format!(
+        "a handler returned a requestState that does not verify under this \
+         request's binding ({reason}); return the resume value instead, or mint \
+         it with the context's signer"
+    ))
+}
+
+/// A claim the guard could not record: fail closed, refused like a replay
+/// when the guard is full, `-32603` when its store cannot be reached; the
+/// handler never runs unrecorded.
+fn unrecorded(request: &BindingRequest<'_>, error: ReplayError) -> McpError {
+    match error {
+        ReplayError::Full { capacity } => refuse(request, &StateError::GuardFull { capacity }),
+        error @ ReplayError::Unavailable(_) => McpError::internal(format!(
+            "cannot check requestState for single use, refusing: {error}"
+        )),
+    }
+}
+
+fn refuse(request: &BindingRequest<'_>, reason: &StateError) -> McpError {
+    tracing::warn!(
+        method = %Wire(request.method),
+        target = %Wire(request.target),
+        %reason,
+        "refused requestState"
+    );
+    McpError::InvalidRequestState
+}

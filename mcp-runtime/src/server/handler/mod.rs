@@ -1,0 +1,40 @@
+//! The handler API: what a handler is ([`ToolHandler`] and its kin, which
+//! the macros implement), what it receives ([`Context`], and the
+//! parameters it takes, `extract.rs`), what it returns ([`Reply`],
+//! [`Ask`], `refusal.rs`, `resource_body.rs`), the answers it reads
+//! (`answers.rs`), the descriptors the macros build (`spec.rs`), and the
+//! [`catalog`] of a built server's handlers.
+//!
+//! It uses `gate` (the verified state a context carries), `legacy` (the
+//! session a 2025-era request came in), `notify` and `url_steps`; the
+//! rooms that run handlers use it.
+
+mod answers;
+mod ask;
+mod catalog;
+mod completion;
+mod context;
+mod extract;
+mod refusal;
+mod reply;
+mod resource_body;
+mod spec;
+mod traits;
+mod uri_template;
+
+pub(crate) use answers::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundAnswers, RoundTrip};
+pub use ask::Ask;
+pub(crate) use catalog::{Asked, Catalog, Offer, SharedValues, Table, TemplateEntry};
+pub use completion::IntoCompleteResult;
+pub use context::Context;
+pub(crate) use context::{RequestData, Services, TaskLink};
+pub use extract::{CallParts, Ctx, FromCall, Resume, Shared, SharedNeed};
+pub use refusal::{PromptError, ResourceError};
+pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
+pub use resource_body::ResourceBody;
+pub use spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
+pub use traits::{
+    CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,
+    ResourceTemplateHandler, TaskSupport, ToolHandler,
+};
+pub use uri_template::UriTemplate;

@@ -1,0 +1,283 @@
+//! The methods that run the application's handlers. `tools/call`,
+//! `prompts/get` and `resources/read` may ask for input: each takes the
+//! round's answers and echoed state, finds its handler, binds the request
+//! for the state gate and runs the handler through [`rounds`]; a
+//! `tools/call` of a task tool goes to the `tasks` room instead.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::headers;
+use crate::receive_context::ReceiveContext;
+use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
+use crate::schema::{CompleteRequestParams, JsonObject, McpError};
+use crate::server::handler::{Context, MethodHandler, Outcome, TaskSupport};
+use crate::server::round::{Call, Core, Shape, rounds};
+use crate::server::tasks::{self, TaskEngine};
+use crate::state::BindingRequest;
+
+/// `tools/call`.
+pub(crate) async fn call_tool(
+    core: &Arc<Core>,
+    engine: &Arc<TaskEngine>,
+    call: Call,
+) -> Result<String, McpError> {
+    let Call {
+        mut params,
+        round_trip,
+        mut data,
+    } = call;
+    data.take_round_trip(round_trip)?;
+    let name = required_string(&params, "name")?;
+    let arguments = match params.remove("arguments") {
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(Value::Object(arguments)) => arguments,
+        Some(_) => return Err(McpError::invalid_params("arguments must be an object")),
+    };
+    let Some((tool, handler)) = core.catalog.tools.get(&name) else {
+        return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
+    };
+    require_scopes(handler.required_scopes(), data.receive())?;
+    // 2025-era clients send no `Mcp-Param-*` headers.
+    if let Some(headers) = &data.receive().headers
+        && !data.is_legacy()
+    {
+        headers::check_param_headers(headers, tool, &arguments)?;
+    }
+    let binding = BindingRequest {
+        method: TOOLS_CALL,
+        target: &name,
+        arguments: &arguments,
+    };
+    // The tasks extension: a request that declares it, to a tool that
+    // may run as a task, takes the task path; one that does not gets
+    // -32021 from a tool that must.
+    let support = handler.task_support();
+    if support != TaskSupport::Forbidden {
+        if tasks::declares_tasks(&data.meta().client_capabilities) && !data.is_legacy() {
+            let meta = match params.get("_meta") {
+                Some(Value::Object(meta)) => meta.clone(),
+                _ => JsonObject::new(),
+            };
+            let call = tasks::TaskCall {
+                name: name.clone(),
+                arguments: arguments.clone(),
+                handler: Arc::clone(handler),
+                support,
+                meta,
+            };
+            return tasks::call_tool(core, engine, call, binding, data).await;
+        }
+        if support == TaskSupport::Required {
+            return Err(tasks::tasks_required());
+        }
+    }
+    let (handler, owned) = (Arc::clone(handler), arguments.clone());
+    rounds(core, binding, data, move |ctx| {
+        let (handler, arguments) = (Arc::clone(&handler), owned.clone());
+        Box::pin(async move { handler.call(arguments, ctx).await })
+    })
+    .await
+}
+
+/// `prompts/get`.
+pub(crate) async fn get_prompt(core: &Arc<Core>, call: Call) -> Result<String, McpError> {
+    let Call {
+        mut params,
+        round_trip,
+        mut data,
+    } = call;
+    data.take_round_trip(round_trip)?;
+    let name = required_string(&params, "name")?;
+    let arguments: BTreeMap<String, String> = match params.remove("arguments") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Object(arguments)) => arguments
+            .into_iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k, s)),
+                _ => Err(McpError::invalid_params(format!(
+                    "prompt argument {k:?} must be a string"
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(McpError::invalid_params("arguments must be an object")),
+    };
+    let Some((prompt, handler)) = core.catalog.prompts.get(&name) else {
+        return Err(McpError::invalid_params(format!("Unknown prompt: {name}")));
+    };
+    require_scopes(handler.required_scopes(), data.receive())?;
+    let missing: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .flatten()
+        .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(McpError::invalid_params(format!(
+            "prompt {name:?} is missing required arguments: {}",
+            missing.join(", ")
+        )));
+    }
+    // The binding digests arguments as JSON: the strings, as sent
+    // (only needed when there is a signer to bind).
+    let as_json: JsonObject = match core.gate.signs() {
+        true => arguments
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+        false => JsonObject::new(),
+    };
+    let binding = BindingRequest {
+        method: PROMPTS_GET,
+        target: &name,
+        arguments: &as_json,
+    };
+    let handler = Arc::clone(handler);
+    rounds(core, binding, data, move |ctx| {
+        let (handler, arguments) = (Arc::clone(&handler), arguments.clone());
+        Box::pin(async move { handler.get(arguments, ctx).await })
+    })
+    .await
+}
+
+/// `resources/read`: a resource with a fixed URI first, then the first
+/// template that matches. An empty result is "not found", as is no match.
+pub(crate) async fn read_resource(core: &Arc<Core>, call: Call) -> Result<String, McpError> {
+    let Call {
+        params,
+        round_trip,
+        mut data,
+    } = call;
+    data.take_round_trip(round_trip)?;
+    let uri = required_string(&params, "uri")?;
+    let catalog = &core.catalog;
+    let fixed = catalog.resources.get(&uri).map(|(_, handler)| handler);
+    let templated = match fixed {
+        Some(_) => None,
+        None => catalog
+            .templates
+            .iter()
+            .find_map(|(entry, handler)| entry.matcher.matches(&uri).map(|vars| (handler, vars))),
+    };
+    if fixed.is_none() && templated.is_none() {
+        return Err(McpError::ResourceNotFound { uri });
+    }
+    let scopes = match (fixed, &templated) {
+        (Some(handler), _) => handler.required_scopes(),
+        (None, Some((handler, _))) => handler.required_scopes(),
+        (None, None) => &[],
+    };
+    require_scopes(scopes, data.receive())?;
+    let no_arguments = JsonObject::new();
+    let binding = BindingRequest {
+        method: RESOURCES_READ,
+        target: &uri,
+        arguments: &no_arguments,
+    };
+    let fixed = fixed.map(Arc::clone);
+    let templated = templated.map(|(handler, variables)| (Arc::clone(handler), variables));
+    let owned = uri.clone();
+    rounds(core, binding, data, move |ctx| {
+        let uri = owned.clone();
+        let (fixed, templated) = (fixed.clone(), templated.clone());
+        Box::pin(async move {
+            let read = match (fixed, templated) {
+                (Some(handler), _) => handler.read(ctx).await,
+                (None, Some((handler, variables))) => {
+                    handler.read(uri.clone(), variables, ctx).await
+                }
+                (None, None) => return Err(McpError::ResourceNotFound { uri }),
+            };
+            match read? {
+                Outcome::Complete(result) if result.contents.is_empty() => {
+                    Err(McpError::ResourceNotFound { uri })
+                }
+                outcome => Ok(outcome),
+            }
+        })
+    })
+    .await
+}
+
+/// `completion/complete`.
+pub(crate) async fn complete(core: &Core, call: Call) -> Result<String, McpError> {
+    let Some(handler) = &core.catalog.completion else {
+        return Err(McpError::MethodNotFound {
+            method: call.data.method().to_owned(),
+        });
+    };
+    let shape = Shape::of(call.data.is_legacy());
+    let params: CompleteRequestParams = serde_json::from_value(Value::Object(call.params))
+        .map_err(|e| McpError::invalid_params(format!("invalid completion params: {e}")))?;
+    let result = handler
+        .complete(
+            params.reference,
+            params.argument,
+            params.context,
+            Context::from_data(call.data),
+        )
+        .await?;
+    core.finisher.result(shape, result)
+}
+
+/// A method registered with `ServerBuilder::method`. Only the three methods
+/// above may ask for input.
+pub(crate) async fn extension(
+    core: &Core,
+    handler: Arc<dyn MethodHandler>,
+    call: Call,
+) -> Result<String, McpError> {
+    let Call {
+        mut params,
+        round_trip,
+        data,
+    } = call;
+    // An extension's params are handed over whole.
+    round_trip.restore(&mut params);
+    let method = data.method().to_owned();
+    let shape = Shape::of(data.is_legacy());
+    match handler.handle(params, Context::from_data(data)).await? {
+        Outcome::Complete(value) => core.finisher.extension(shape, value),
+        Outcome::InputRequired(_) => Err(McpError::internal(format!(
+            "the handler of {method} returned an input_required result, \
+             which only tools/call, prompts/get and resources/read may return"
+        ))),
+    }
+}
+
+/// Refuses a caller whose token lacks one of `needed`, naming every scope
+/// the operation needs (with those every request needs, over a protected
+/// endpoint) and where the resource's metadata is. A caller without a
+/// token has no scope: a handler that needs some is closed to it.
+fn require_scopes(needed: &[&str], receive: &ReceiveContext) -> Result<(), McpError> {
+    let granted = receive
+        .caller
+        .as_deref()
+        .is_some_and(|caller| needed.iter().all(|scope| caller.has_scope(scope)));
+    if needed.is_empty() || granted {
+        return Ok(());
+    }
+    let (scopes, resource_metadata) = match &receive.protected {
+        Some(resource) => (resource.scopes_for(needed), Some(resource.metadata_url())),
+        None => (needed.iter().map(|s| (*s).to_owned()).collect(), None),
+    };
+    Err(McpError::InsufficientScope {
+        scopes,
+        resource_metadata,
+    })
+}
+
+fn required_string(params: &JsonObject, key: &str) -> Result<String, McpError> {
+    match params.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(McpError::invalid_params(format!(
+            "params.{key} must be a string"
+        ))),
+        None => Err(McpError::invalid_params(format!(
+            "params.{key} is required"
+        ))),
+    }
+}
