@@ -1,5 +1,4 @@
-//! The context every handler receives, and the data of the request behind
-//! it.
+//! The context every handler receives: the handler's view of its request.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -7,20 +6,17 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::watch;
 
-use super::answers::{RoundAnswers, RoundTrip, SentAnswers};
-use super::catalog::SharedValues;
+use super::answers::RoundAnswers;
+use super::request::RequestData;
 use crate::form::{Answer, ElicitForm};
 use crate::receive_context::{ReceiveContext, TransportKind};
 use crate::schema::{
     ClientCapabilities, InputResponses, LoggingLevel, LoggingMessageNotificationParams, McpError,
     ProgressNotificationParams, RequestId, RequestMeta, notification_methods,
 };
-use crate::server::gate::Verified;
-use crate::server::legacy::Session;
 use crate::server::notify::{ChangeNotifier, Notifier};
-use crate::server::url_steps::{UrlAnswer, UrlStep, UrlStepError, UrlStepStatus, UrlSteps};
+use crate::server::url_steps::{UrlAnswer, UrlStep, UrlStepError, UrlStepStatus};
 use crate::state::RequestStateSigner;
 
 /// What a handler knows about the request it serves.
@@ -32,241 +28,37 @@ pub struct Context {
     data: Arc<RequestData>,
 }
 
-/// What every handler of a server can reach beyond its request: the values
-/// shared at build time, the change announcer, the URL steps.
-#[derive(Debug, Default)]
-pub(crate) struct Services {
-    /// Values given to `ServerBuilder::share`, by type.
-    pub(crate) shared: SharedValues,
-    /// Announces changes to `subscriptions/listen` streams and sessions.
-    pub(crate) changes: ChangeNotifier,
-    /// The server's URL steps, if it tracks them.
-    pub(crate) url_steps: Option<UrlSteps>,
-}
-
-/// A round's link to its task, in the handler's context.
-#[derive(Debug, Clone)]
-pub(crate) struct TaskLink {
-    /// The task's id.
-    pub(crate) id: String,
-    /// Turns `true` when the task is cancelled.
-    pub(crate) cancelled: watch::Receiver<bool>,
-}
-
-/// The data of one request, behind [`Context`]. Its fields are this
-/// module's: the request path sets them through the methods below, and the
-/// resume state only as the state gate's [`Verified`].
-#[derive(Debug, Clone)]
-pub(crate) struct RequestData {
-    request_id: RequestId,
-    method: Cow<'static, str>,
-    meta: RequestMeta,
-    /// This round's `inputResponses`.
-    answers: Option<RoundAnswers>,
-    /// The `requestState` the client echoed, as received.
-    request_state: Option<String>,
-    /// What the state gate let through: the payload resumed from, the
-    /// bound signer.
-    verified: Verified,
-    receive: ReceiveContext,
-    /// The 2025-era session the request came in, if any.
-    session: Option<Session>,
-    notifier: Notifier,
-    services: Arc<Services>,
-    /// Whether the request is of the 2025 era (then an input-required
-    /// result goes through the bridge, and results take the 2025 shape).
-    legacy: bool,
-    /// The task this run is a round of (tasks extension).
-    task: Option<TaskLink>,
-}
-
-impl RequestData {
-    /// The data of a request as dispatch received it, before its round
-    /// trip is read and the state gate has been passed.
-    pub(crate) fn new(
-        request_id: RequestId,
-        method: Cow<'static, str>,
-        meta: RequestMeta,
-        receive: ReceiveContext,
-        notifier: Notifier,
-        services: Arc<Services>,
-    ) -> Self {
-        Self {
-            request_id,
-            method,
-            meta,
-            answers: None,
-            request_state: None,
-            verified: Verified::default(),
-            receive,
-            session: None,
-            notifier,
-            services,
-            legacy: false,
-            task: None,
-        }
-    }
-
-    /// This request marked as of the 2025 era, in `session` if it has one.
-    pub(crate) fn in_2025_era(mut self, session: Option<Session>) -> Self {
-        self.legacy = true;
-        self.session = session;
-        self
-    }
-
-    /// Takes this round's answers and echoed state, checking their shapes:
-    /// an object of objects, and a string (`-32602` otherwise).
-    pub(crate) fn take_round_trip(&mut self, round_trip: RoundTrip) -> Result<(), McpError> {
-        self.answers = round_trip
-            .input_responses
-            .map(SentAnswers::into_checked)
-            .transpose()?;
-        self.request_state = match round_trip.request_state {
-            None => None,
-            Some(Value::String(state)) => Some(state),
-            Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
-        };
-        Ok(())
-    }
-
-    /// Sets what the state gate let through for this round.
-    pub(crate) fn pass(&mut self, verified: Verified) {
-        self.verified = verified;
-    }
-
-    /// The next round of a bridged request: the same request, with the
-    /// answers the client gave and the state the gate carried over
-    /// (`raw`: a state a server without a signer hands on as it is).
-    pub(crate) fn next_round(
-        &self,
-        answers: RoundAnswers,
-        verified: Verified,
-        raw: Option<String>,
-    ) -> Self {
-        Self {
-            answers: Some(answers),
-            request_state: raw,
-            verified,
-            ..self.clone()
-        }
-    }
-
-    /// This request as a round of a task: linked to it, and with no stream
-    /// (progress and log messages have nowhere to go in a task).
-    pub(crate) fn in_task(mut self, task: TaskLink) -> Self {
-        self.task = Some(task);
-        self.notifier = Notifier::disabled();
-        self
-    }
-
-    /// A later round of a task, run for the `tasks/update` request `self`:
-    /// under the `_meta` of the call that made the task, with the round's
-    /// answers, as a `tools/call`.
-    pub(crate) fn task_round(
-        self,
-        meta: RequestMeta,
-        answers: RoundAnswers,
-        task: TaskLink,
-    ) -> Self {
-        Self {
-            method: Cow::Borrowed(crate::schema::request_methods::TOOLS_CALL),
-            meta,
-            answers: Some(answers),
-            request_state: None,
-            verified: Verified::default(),
-            legacy: false,
-            ..self
-        }
-        .in_task(task)
-    }
-
-    /// The request's id.
-    pub(crate) fn request_id(&self) -> &RequestId {
-        &self.request_id
-    }
-
-    /// The method served.
-    pub(crate) fn method(&self) -> &str {
-        &self.method
-    }
-
-    /// The request's `_meta` (a 2025-era request's, from its session).
-    pub(crate) fn meta(&self) -> &RequestMeta {
-        &self.meta
-    }
-
-    /// This round's answers.
-    pub(crate) fn answers(&self) -> Option<&RoundAnswers> {
-        self.answers.as_ref()
-    }
-
-    /// The echoed state, as received.
-    pub(crate) fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
-    }
-
-    /// What the state gate let through.
-    pub(crate) fn verified(&self) -> &Verified {
-        &self.verified
-    }
-
-    /// What the transport knows.
-    pub(crate) fn receive(&self) -> &ReceiveContext {
-        &self.receive
-    }
-
-    /// The 2025-era session, if any.
-    pub(crate) fn session(&self) -> Option<&Session> {
-        self.session.as_ref()
-    }
-
-    /// The request's way out.
-    pub(crate) fn notifier(&self) -> &Notifier {
-        &self.notifier
-    }
-
-    /// The server's URL steps, if it tracks them.
-    pub(crate) fn url_steps(&self) -> Option<&UrlSteps> {
-        self.services.url_steps.as_ref()
-    }
-
-    /// Whether the request is of the 2025 era.
-    pub(crate) fn is_legacy(&self) -> bool {
-        self.legacy
-    }
-}
-
 impl Context {
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
-        &self.data.request_id
+        self.data.request_id()
     }
 
     /// The method being served, e.g. `tools/call`.
     pub fn method(&self) -> &str {
-        &self.data.method
+        self.data.method()
     }
 
     /// The parsed per-request `_meta`.
     pub fn meta(&self) -> &RequestMeta {
-        &self.data.meta
+        self.data.meta()
     }
 
     /// The client's capabilities for this request. Never inferred from
     /// earlier requests: each request declares its own.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.data.meta.client_capabilities
+        &self.data.meta().client_capabilities
     }
 
     /// The newest round's `inputResponses`, as the client sent them. Only
     /// the newest round is ever sent: earlier answers travel in the state.
     pub fn input_responses(&self) -> Option<&InputResponses> {
-        self.data.answers.as_ref().map(|a| a.tree())
+        self.data.answers().map(|a| a.tree())
     }
 
     /// The raw answer under `key` in the newest round, if any.
     pub fn input_response(&self, key: &str) -> Option<&Value> {
-        self.data.answers.as_ref()?.tree().get(key)
+        self.data.answers()?.tree().get(key)
     }
 
     /// The answer under `key` to a form elicitation, decoded as form `T`.
@@ -311,7 +103,7 @@ impl Context {
     /// ```
     pub fn answer<T: ElicitForm>(&self, key: &str) -> Answer<T> {
         // Straight from the JSON the client sent, with no tree between.
-        Answer::from_json(self.data.answers.as_ref().and_then(|a| a.get(key)))
+        Answer::from_json(self.data.answers().and_then(|a| a.get(key)))
     }
 
     /// Opens a URL step for this request's caller (it owns it: only the
@@ -319,12 +111,12 @@ impl Context {
     /// step lifetime. Needs `ServerBuilder::url_steps` (`-32603`
     /// otherwise, or when the store cannot be reached).
     pub async fn open_url_step(&self) -> Result<UrlStep, McpError> {
-        let steps =
-            self.data.services.url_steps.as_ref().ok_or_else(|| {
-                McpError::internal("open_url_step needs ServerBuilder::url_steps")
-            })?;
+        let steps = self
+            .data
+            .url_steps()
+            .ok_or_else(|| McpError::internal("open_url_step needs ServerBuilder::url_steps"))?;
         steps
-            .open(self.data.receive.subject())
+            .open(self.data.receive().subject())
             .await
             .map_err(|e| McpError::internal(format!("could not open a URL step: {e}")))
     }
@@ -359,10 +151,10 @@ impl Context {
 
     /// Where `step` stands in the server's store, as an answer.
     async fn url_step_status(&self, step: &UrlStep) -> UrlAnswer {
-        let Some(steps) = &self.data.services.url_steps else {
+        let Some(steps) = self.data.url_steps() else {
             return UrlAnswer::Unavailable("the server has no URL steps".to_owned());
         };
-        match steps.status(step, self.data.receive.subject()).await {
+        match steps.status(step, self.data.receive().subject()).await {
             Ok(UrlStepStatus::Completed) => {
                 // A 2025-era client asked for it hears before the result.
                 steps.announce(step.id()).await;
@@ -378,25 +170,25 @@ impl Context {
 
     /// The `requestState` the client echoed, exactly as received.
     pub fn request_state(&self) -> Option<&str> {
-        self.data.request_state.as_deref()
+        self.data.request_state()
     }
 
     /// The payload of the echoed `requestState`, verified under this
     /// request's binding before the handler runs. `None` on a first call,
     /// and always `None` when the server has no signer.
     pub fn state_payload(&self) -> Option<&[u8]> {
-        self.data.verified.payload()
+        self.data.verified().payload()
     }
 
     /// The verified state decoded from JSON. A payload that verified but does
     /// not decode (minted by an older build, say) is refused with the same
     /// `-32602` as a forged state; the reason is logged.
     pub fn state<T: DeserializeOwned>(&self) -> Result<Option<T>, McpError> {
-        let Some(payload) = self.data.verified.payload() else {
+        let Some(payload) = self.data.verified().payload() else {
             return Ok(None);
         };
         serde_json::from_slice(payload).map(Some).map_err(|error| {
-            tracing::warn!(%error, method = %self.data.method, "refused a requestState whose payload does not decode");
+            tracing::warn!(%error, method = %self.data.method(), "refused a requestState whose payload does not decode");
             McpError::InvalidRequestState
         })
     }
@@ -404,13 +196,13 @@ impl Context {
     /// Announces list and resource changes to open `subscriptions/listen`
     /// streams (e.g. after a tool was added).
     pub fn changes(&self) -> &ChangeNotifier {
-        &self.data.services.changes
+        &self.data.services().changes
     }
 
     /// The id of the task this run is a round of, when the call runs as a
     /// task (tasks extension); `None` otherwise.
     pub fn task_id(&self) -> Option<&str> {
-        self.data.task.as_ref().map(|t| t.id.as_str())
+        self.data.task().map(|t| t.id.as_str())
     }
 
     /// Whether the task this run is a round of was cancelled
@@ -418,16 +210,13 @@ impl Context {
     /// [`Self::cancelled`], and stops; one that does not is dropped after
     /// the server's cancel grace. Always `false` outside tasks.
     pub fn is_cancelled(&self) -> bool {
-        self.data
-            .task
-            .as_ref()
-            .is_some_and(|t| *t.cancelled.borrow())
+        self.data.task().is_some_and(|t| *t.cancelled.borrow())
     }
 
     /// Resolves once the task this run is a round of is cancelled; never
     /// outside tasks. Meant for `tokio::select!` beside the handler's work.
     pub async fn cancelled(&self) {
-        let Some(task) = &self.data.task else {
+        let Some(task) = self.data.task() else {
             return std::future::pending().await;
         };
         let mut cancelled = task.cancelled.clone();
@@ -441,7 +230,7 @@ impl Context {
     pub fn shared<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         let value = self
             .data
-            .services
+            .services()
             .shared
             .get(&std::any::TypeId::of::<T>())?;
         Arc::clone(value).downcast::<T>().ok()
@@ -450,7 +239,7 @@ impl Context {
     /// The server's signer, already bound to this request (caller, method,
     /// target, arguments), for minting the next state.
     pub fn signer(&self) -> Option<&RequestStateSigner> {
-        self.data.verified.signer()
+        self.data.verified().signer()
     }
 
     /// Mints a `requestState` carrying `value` as JSON, bound to this
@@ -462,7 +251,7 @@ impl Context {
     /// (or return a [`Reply`](crate::server::Reply) with `.resume(...)`) and the
     /// runtime signs it once the handler returns, without verifying it again.
     pub fn mint_state<T: Serialize + ?Sized>(&self, value: &T) -> Result<String, McpError> {
-        let signer = self.data.verified.signer().ok_or_else(|| {
+        let signer = self.data.verified().signer().ok_or_else(|| {
             McpError::internal("a handler minted a requestState but the server has no signer")
         })?;
         signer
@@ -472,13 +261,13 @@ impl Context {
 
     /// Transport-level facts: transport kind, caller, headers.
     pub fn receive(&self) -> &ReceiveContext {
-        &self.data.receive
+        self.data.receive()
     }
 
     /// Reports progress, if the request carried a `progressToken` and the
     /// transport can stream. Returns whether the notification was sent.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = self.data.meta.progress_token.clone() else {
+        let Some(token) = self.data.meta().progress_token.clone() else {
             return false;
         };
         let params = ProgressNotificationParams {
@@ -489,7 +278,7 @@ impl Context {
             meta: None,
         };
         self.data
-            .notifier
+            .notifier()
             .send(notification_methods::PROGRESS, params)
             .await
     }
@@ -502,14 +291,14 @@ impl Context {
     /// accepted an event stream; elsewhere nothing happens and this returns
     /// `false`.
     pub fn close_stream(&self, retry: std::time::Duration) -> bool {
-        self.data.notifier.close_stream(retry)
+        self.data.notifier().close_stream(retry)
     }
 
     /// Sends a log message, if the request's `_meta` asked for a level at
     /// or below `level`. Without a requested level nothing is sent.
     /// Logging is deprecated in 2026-07-28 but still part of it.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
-        match self.data.meta.log_level {
+        match self.data.meta().log_level {
             Some(wanted) if level >= wanted => {}
             _ => return false,
         }
@@ -520,7 +309,7 @@ impl Context {
             meta: None,
         };
         self.data
-            .notifier
+            .notifier()
             .send(notification_methods::MESSAGE, params)
             .await
     }
@@ -529,7 +318,8 @@ impl Context {
     /// with [`detached`](Self::detached)).
     #[doc(hidden)]
     pub fn with_input_responses(mut self, responses: InputResponses) -> Self {
-        self.data_mut().answers = Some(RoundAnswers::from_map(&responses));
+        self.data_mut()
+            .set_answers(RoundAnswers::from_map(&responses));
         self
     }
 
