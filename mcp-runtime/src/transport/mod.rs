@@ -6,4 +6,5 @@
 //! No transport knows about handlers.
 
 pub mod http;
+mod session;
 pub mod stdio;
