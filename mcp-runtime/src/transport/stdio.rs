@@ -20,7 +20,8 @@
 //! This file moves the bytes: it reads and frames lines and writes them.
 //! What each message means for the connection's requests and session
 //! (admission within the bound, cancellation, delivery of answers, change
-//! forwarding) is the [session driver](super::session)'s, shared with HTTP.
+//! forwarding) is the session driver's (`transport/session.rs`), shared
+//! with HTTP.
 
 use std::io;
 use std::sync::Arc;

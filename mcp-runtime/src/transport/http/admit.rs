@@ -13,10 +13,11 @@ use super::Endpoint;
 use super::guard::{self, Refusal};
 use super::request::bearer_token;
 use super::respond::{MCP_SESSION_ID, challenged, json_body, plain_error, unauthorized};
+use super::sessions::Open;
 use crate::BoxFuture;
 use crate::auth::{Challenge, ProtectedResource, TokenError, TokenVerifier};
 use crate::logged::Wire;
-use crate::server::{Caller, Session};
+use crate::server::Caller;
 
 /// Validates a bearer token and names the caller, or refuses it (`None`,
 /// answered with HTTP 401).
@@ -148,11 +149,12 @@ pub(super) enum Named {
     /// No session: the header is absent.
     Nothing,
     /// An open session of this caller.
-    Session(Session),
+    Session(Open),
     /// A session that is unknown, ended, expired, or another caller's: 404.
     Unknown,
 }
 
+/// The session a message's `MCP-Session-Id` names, among `caller`'s.
 pub(super) fn session_of(
     endpoint: &Endpoint,
     headers: &HeaderMap,
@@ -167,7 +169,7 @@ pub(super) fn session_of(
         .ok()
         .and_then(|id| endpoint.sessions.get(id, subject))
     {
-        Some(session) => Named::Session(session),
+        Some(open) => Named::Session(open),
         None => Named::Unknown,
     }
 }

@@ -1,18 +1,22 @@
 //! The `GET` path: the standalone event stream of a 2025-era session, or
 //! the resumption of one of its detached streams.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response as HttpResponse;
+use futures_util::StreamExt;
 
 use super::Endpoint;
 use super::admit::{Named, admit, no_such_session, session_of};
 use super::request::accepted;
 use super::respond::{plain_error, sse_response};
 use super::resume;
+use crate::server::TransportKind;
+use crate::transport::session::changes;
 
 /// Answers one `GET`: the standalone event stream of a 2025-era session,
 /// carrying list changes and updates of the resources it subscribed to,
@@ -24,7 +28,7 @@ pub(super) async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMa
         Err(refused) => return refused,
     };
     let session = match session_of(&endpoint, &headers, caller.as_deref()) {
-        Named::Session(session) => session,
+        Named::Session(open) => open.session,
         Named::Nothing => {
             return plain_error(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -54,39 +58,19 @@ pub(super) async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMa
             "Conflict: this session's event stream is already open",
         );
     };
-    let changes = endpoint.server.changes().subscribe();
+    let changes = changes(&endpoint.server, session.clone(), TransportKind::Http);
     let stream = endpoint.sessions.logs_of(session.id()).next_stream();
-    let primed = futures_util::stream::once(async move {
-        Ok::<_, std::convert::Infallible>(resume::priming(stream))
-    });
+    let primed = futures_util::stream::once(async move { Ok(resume::priming(stream)) });
+    // The stream keeps the session busy (so it does not expire) while it
+    // is open.
     let events = futures_util::stream::unfold(
-        (changes, session, busy, 1_u64),
-        move |(mut changes, session, busy, n)| async move {
-            loop {
-                let change = tokio::select! {
-                    change = changes.recv() => change,
-                    () = session.ended() => return None,
-                };
-                match change {
-                    Ok(change) => {
-                        if let Some(json) = session.notification_for(&change) {
-                            let frame =
-                                Ok::<_, std::convert::Infallible>(resume::event(stream, n, &json));
-                            return Some((frame, (changes, session, busy, n + 1)));
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(
-                            missed,
-                            "a session stream fell behind; changes were dropped"
-                        );
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-                }
-            }
+        (Box::pin(changes), busy, 1_u64),
+        move |(mut changes, busy, n)| async move {
+            let json = changes.next().await?;
+            let frame = Ok::<_, Infallible>(resume::event(stream, n, &json));
+            Some((frame, (changes, busy, n + 1)))
         },
     );
-    use futures_util::StreamExt as _;
     sse_response(Body::from_stream(primed.chain(events)))
 }
 

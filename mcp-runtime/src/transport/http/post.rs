@@ -1,5 +1,7 @@
 //! The `POST` path: a request, a response or a notification of a client,
-//! read within its limits and handed to the server or to its session.
+//! read within its limits and handed to the [driver](crate::transport::session)
+//! of its session (or of its own, without one); a request's answer is
+//! written as JSON or as an event stream.
 
 use std::sync::Arc;
 
@@ -13,13 +15,12 @@ use super::Endpoint;
 use super::admit::{Named, admit, no_such_session, session_of};
 use super::request::{BodyError, accepted, discard, is_json_content, mcp_headers, read_body};
 use super::respond::{NOTE_BUFFER, closing, guarded, json_response, plain_error, respond};
-use super::{resume, sessions};
-use crate::logged::Wire;
-use crate::schema::{CancelledNotificationParams, McpError, notification_methods};
+use super::resume;
+use super::sessions::{self, Open};
 use crate::server::{
-    Incoming, Notifier, ReceiveContext, Request, Response, StreamClose, TransportKind,
-    parse_message,
+    Notifier, ReceiveContext, Response, StreamClose, TransportKind, parse_message,
 };
+use crate::transport::session::{Admitted, Busy, Driver, Step};
 
 /// Answers one `POST`: the `Host`/`Origin` guard, the bearer token, the
 /// content type, the accepted types, the body, then the message, handed to
@@ -75,73 +76,54 @@ pub(super) async fn post(
                 ));
             }
         };
-    let session = match session_of(&endpoint, &headers, caller.as_deref()) {
+    let open = match session_of(&endpoint, &headers, caller.as_deref()) {
         Named::Nothing => None,
-        Named::Session(session) => Some(session),
+        Named::Session(open) => Some(open),
         Named::Unknown => return no_such_session(),
     };
-    let request = match parse_message(&bytes) {
-        Ok(Incoming::Request(request)) => request,
-        Ok(Incoming::Notification { method, params }) => {
-            tracing::debug!(method = %Wire(&method), "accepted a notification");
-            if let Some(session) = &session {
-                if method == notification_methods::CANCELLED {
-                    let cancelled = params.and_then(|p| {
-                        serde_json::from_value::<CancelledNotificationParams>(
-                            serde_json::Value::Object(p),
-                        )
-                        .ok()
-                    });
-                    if let Some(cancelled) = cancelled {
-                        endpoint
-                            .sessions
-                            .cancel(session.id(), &cancelled.request_id);
-                    }
-                } else {
-                    endpoint.server.handle_notification(&method, session);
-                }
-            }
-            return StatusCode::ACCEPTED.into_response();
-        }
-        Ok(Incoming::Response(response)) => {
-            let Some(session) = &session else {
-                return plain_error(
-                    StatusCode::BAD_REQUEST,
-                    "Bad request: a response must carry the MCP-Session-Id of the session \
-                     whose request it answers",
-                );
-            };
-            // Accepted either way: an answer that comes after the server
-            // stopped waiting is the client's due, not its fault (and some
-            // clients drop their connection on any other status).
-            if let Err(unknown) = session.deliver(response) {
-                tracing::info!(unknown = %Wire(&unknown.to_string()), "ignored a response");
-            }
-            return StatusCode::ACCEPTED.into_response();
-        }
+    let message = match parse_message(&bytes) {
+        Ok(message) => message,
         Err(response) => return json_response(&response),
     };
-    let receive = ReceiveContext {
-        transport: TransportKind::Http,
-        caller,
-        headers: Some(mcp_headers(&headers)),
-        session,
-        protected: endpoint
-            .protection
-            .as_ref()
-            .map(|p| Arc::clone(&p.resource)),
+    // A message without a session gets a driver of its own: it has no
+    // session to route to, and no other client's request to cancel.
+    let driver = match &open {
+        Some(open) => Arc::clone(&open.driver),
+        None => Arc::new(Driver::new()),
     };
+    let admitted = match driver.receive(&endpoint.server, message).await {
+        Step::Run(admitted) => admitted,
+        // Accepted whatever became of it: an answer that comes after the
+        // server stopped waiting is the client's due, not its fault (and
+        // some clients drop their connection on any other status).
+        Step::Done => return StatusCode::ACCEPTED.into_response(),
+        Step::Unsessioned(_) => {
+            return plain_error(
+                StatusCode::BAD_REQUEST,
+                "Bad request: a response must carry the MCP-Session-Id of the session \
+                 whose request it answers",
+            );
+        }
+        Step::Refused(response) => return json_response(&response),
+    };
+    let mut receive = ReceiveContext::new(TransportKind::Http);
+    receive.caller = caller;
+    receive.headers = Some(mcp_headers(&headers));
+    receive.protected = endpoint
+        .protection
+        .as_ref()
+        .map(|p| Arc::clone(&p.resource));
     if !accepts_sse {
-        let response = handle(&endpoint, request, receive, Notifier::disabled()).await;
+        let response = handle(&endpoint, admitted, open, receive, Notifier::disabled()).await;
         return json_response(&response);
     }
 
     let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
     // A session's stream is numbered and may be closed by its handler and
     // resumed by its client.
-    let resumable = receive.session.clone().map(|session| {
-        let logs = endpoint.sessions.logs_of(session.id());
-        (session, logs, StreamClose::new())
+    let resumable = open.as_ref().map(|open| {
+        let logs = endpoint.sessions.logs_of(open.session.id());
+        (open.session.clone(), logs, StreamClose::new())
     });
     let notifier = match &resumable {
         Some((_, _, close)) => Notifier::new(notes_tx).closable(close.clone()),
@@ -152,7 +134,7 @@ pub(super) async fn post(
     // so that, if a notification comes first, it can move into the body of
     // the event stream and keep running there.
     let handling = Box::pin(guarded(async move {
-        handle(&endpoint, request, receive, notifier).await
+        handle(&endpoint, admitted, open, receive, notifier).await
     }));
     match resumable {
         Some((session, logs, close)) => {
@@ -162,50 +144,27 @@ pub(super) async fn post(
     }
 }
 
-/// Hands a request to the server. In a session, the request keeps the
-/// session busy while it runs and can be cancelled by the client; the
-/// session `initialize` opens is added to the table.
+/// Runs a request the driver admitted. In a session, the request keeps the
+/// session busy while it runs; the session `initialize` opens is added to
+/// the table, or ended and the request refused when every session is busy.
 async fn handle(
     endpoint: &Endpoint,
-    request: Request,
+    admitted: Admitted,
+    open: Option<Open>,
     receive: ReceiveContext,
     notifier: Notifier,
 ) -> Response {
     let subject = receive.subject().to_owned();
-    let Some(session) = receive.session.clone() else {
-        let response = endpoint
-            .server
-            .handle_request(request, receive, notifier)
-            .await;
-        return match response.opened_session() {
-            Some(opened) => match endpoint.sessions.insert(opened.clone(), &subject) {
-                Ok(()) => response,
-                Err(sessions::Full) => {
-                    opened.end();
-                    Response::error(
-                        response.id().cloned(),
-                        McpError::Other(crate::schema::ErrorObject {
-                            code: crate::schema::codes::INTERNAL_ERROR,
-                            message: "Server busy: every session is in use; retry later".to_owned(),
-                            data: None,
-                        }),
-                    )
-                }
-            },
-            None => response,
-        };
+    let _busy = open.map(|open| endpoint.sessions.begin(open.session.id()));
+    let response = admitted.run(receive, notifier).await.into_response();
+    let Some(opened) = response.opened_session() else {
+        return response;
     };
-    let id = request.id.clone();
-    let (abort, registration) = futures_util::future::AbortHandle::new_pair();
-    let _busy = endpoint
-        .sessions
-        .begin(session.id(), Some((id.clone(), abort)));
-    let handling = endpoint.server.handle_request(request, receive, notifier);
-    match futures_util::future::Abortable::new(handling, registration).await {
-        Ok(response) => response,
-        Err(futures_util::future::Aborted) => {
-            tracing::debug!(id = %Wire(&id.to_string()), "request cancelled by the client");
-            Response::cancelled(id)
+    match endpoint.sessions.insert(opened.clone(), &subject) {
+        Ok(()) => response,
+        Err(sessions::Full) => {
+            opened.end();
+            Busy::Sessions.refuse(response.id().cloned())
         }
     }
 }
