@@ -22,7 +22,9 @@
 //! accepts and serves connections (`write_deadline` disconnects a peer that
 //! stops reading), `limits` holds the bounds and their defaults, `request`
 //! reads a request, `respond` writes the answer, `sessions` keeps the
-//! 2025-era sessions and `resume` their numbered, resumable streams.
+//! 2025-era sessions by id (owner, idle expiry, each with its session
+//! driver, shared with stdio, which runs and cancels its requests and takes
+//! its client's messages) and `resume` their numbered, resumable streams.
 
 mod admit;
 mod delete;
