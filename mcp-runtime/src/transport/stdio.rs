@@ -16,22 +16,25 @@
 //! client's answer, reading goes on: a further request is then refused as
 //! busy rather than left unread in front of the answers the waiting
 //! requests need.
+//!
+//! This file moves the bytes: it reads and frames lines and writes them.
+//! What each message means for the connection's requests and session
+//! (admission within the bound, cancellation, delivery of answers, change
+//! forwarding) is the session driver's (`transport/session.rs`), shared
+//! with HTTP.
 
-use std::collections::HashMap;
 use std::io;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use futures_util::{Stream, StreamExt};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Semaphore, mpsc};
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
 use crate::logged::Wire;
-use crate::schema::{
-    CancelledNotificationParams, ErrorObject, McpError, RequestId, codes, notification_methods,
-};
-use crate::server::{
-    Incoming, Notifier, ReceiveContext, Response, Server, Session, TransportKind, parse_message,
-};
+use crate::schema::McpError;
+use crate::server::{Notifier, ReceiveContext, Response, Server, TransportKind, parse_message};
+use crate::transport::session::{Driver, Step, changes};
 
 /// The longest line accepted by default (16 MiB); longer lines are refused
 /// with `-32600` and skipped.
@@ -98,171 +101,114 @@ impl StdioTransport {
     /// Serves on any line reader and writer (pipes, sockets, tests) until
     /// the input ends; then the requests in flight are answered and it
     /// returns.
-    pub async fn serve_on<R, W>(self, mut input: R, output: W) -> io::Result<()>
+    pub async fn serve_on<R, W>(self, input: R, output: W) -> io::Result<()>
     where
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let Self {
-            server,
-            max_line_bytes: max_line,
-            max_in_flight,
-        } = self;
-        let permits = Arc::new(Semaphore::new(max_in_flight));
-        let (out_tx, out_rx) = mpsc::channel::<String>(OUTPUT_BUFFER);
-        let writer = tokio::spawn(write_lines(output, out_rx));
-        let in_flight: Arc<Mutex<HashMap<RequestId, AbortHandle>>> = Arc::default();
-        // The connection's 2025-era session, once `initialize` opened one.
-        let session: Arc<Mutex<Option<Session>>> = Arc::default();
-        let mut tasks = JoinSet::new();
-        let mut line = Vec::new();
-
-        loop {
-            line.clear();
-            match read_line(&mut input, &mut line, max_line).await? {
-                Line::End => break,
-                Line::TooLong => {
-                    let response = Response::error(
-                        None,
-                        McpError::InvalidRequest {
-                            detail: format!("a message is longer than {max_line} bytes"),
-                        },
-                    );
-                    send(&out_tx, response.to_json()).await;
-                    continue;
-                }
-                Line::Complete => {}
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let pinned = lock(&session).clone();
-            match parse_message(&line) {
-                Err(response) => send(&out_tx, response.to_json()).await,
-                Ok(Incoming::Notification { method, params }) => {
-                    if method == notification_methods::CANCELLED {
-                        cancel(&in_flight, params);
-                    } else if let Some(session) = &pinned {
-                        server.handle_notification(&method, session);
-                    }
-                }
-                Ok(Incoming::Response(response)) => match &pinned {
-                    // Never answered: an error with the response's id would
-                    // read as the answer to the client's own request.
-                    None => tracing::warn!(
-                        id = %Wire(&response.id.to_string()),
-                        "ignored a response outside a 2025-era session"
-                    ),
-                    Some(session) => {
-                        if let Err(unknown) = session.deliver(response) {
-                            tracing::warn!(unknown = %Wire(&unknown.to_string()), "ignored a response");
-                        }
-                    }
-                },
-                Ok(Incoming::Request(request)) => {
-                    // Reading waits here while the bound is reached, unless
-                    // a request waits for this client's answer: the answer
-                    // must not stay unread behind this request.
-                    let permit = match &pinned {
-                        None => Arc::clone(&permits).acquire_owned().await.ok(),
-                        Some(session) => tokio::select! {
-                            biased;
-                            permit = Arc::clone(&permits).acquire_owned() => permit.ok(),
-                            () = session.until_awaiting_client() => {
-                                let busy = Response::error(Some(request.id), busy(max_in_flight));
-                                send(&out_tx, busy.to_json()).await;
-                                continue;
-                            }
-                        },
-                    };
-                    let Some(permit) = permit else {
-                        break; // never closed
-                    };
-                    let server = server.clone();
-                    let out = out_tx.clone();
-                    let registry = Arc::clone(&in_flight);
-                    let slot = Arc::clone(&session);
-                    let changes_out = out_tx.clone();
-                    let id = request.id.clone();
-                    let task_id = id.clone();
-                    let handle = tasks.spawn(async move {
-                        let receive = ReceiveContext::new(TransportKind::Stdio);
-                        let notifier = Notifier::new(out.clone());
-                        let response = match pinned {
-                            Some(session) => {
-                                server
-                                    .handle_session_request(request, receive, session, notifier)
-                                    .await
-                            }
-                            None => server.handle_request(request, receive, notifier).await,
-                        };
-                        lock(&registry).remove(&task_id);
-                        if let Some(opened) = response.opened_session() {
-                            // Pinned before the client reads the answer to
-                            // its initialize, so its next request finds it.
-                            *lock(&slot) = Some(opened.clone());
-                            tokio::spawn(forward_changes(
-                                server.clone(),
-                                opened.clone(),
-                                changes_out,
-                            ));
-                        }
-                        send(&out, response.to_json()).await;
-                        drop(permit);
-                    });
-                    lock(&in_flight).insert(id, handle);
-                }
-            }
-            // Reap finished tasks so the set does not grow without bound.
-            while tasks.try_join_next().is_some() {}
-        }
-
-        // Input is over: end open `subscriptions/listen` streams and the
-        // session (its open questions fail), answer the rest.
-        server.close_subscriptions();
-        if let Some(session) = lock(&session).take() {
-            session.end();
-        }
-        while tasks.join_next().await.is_some() {}
-        drop(out_tx);
-        writer.await.map_err(io::Error::other)?
+        let driver = Arc::new(Driver::new().max_in_flight(self.max_in_flight));
+        serve_driven(self.server, driver, self.max_line_bytes, input, output).await
     }
 }
 
-/// The refusal of a request that arrives while every slot is taken and some
-/// request waits for the client's answer.
-fn busy(max_in_flight: usize) -> McpError {
-    McpError::Other(ErrorObject {
-        code: codes::INTERNAL_ERROR,
-        message: format!(
-            "Server busy: all {max_in_flight} request slots are taken, some by requests \
-             waiting for this client's answers; answer them, then retry"
-        ),
-        data: None,
-    })
+/// The loop of [`StdioTransport::serve_on`], on the connection's `driver`:
+/// reads lines, hands their messages to the driver, runs the requests it
+/// admits on tasks of their own and writes what they answer.
+async fn serve_driven<R, W>(
+    server: Server,
+    driver: Arc<Driver>,
+    max_line: usize,
+    mut input: R,
+    output: W,
+) -> io::Result<()>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, out_rx) = mpsc::channel::<String>(OUTPUT_BUFFER);
+    let writer = tokio::spawn(write_lines(output, out_rx));
+    let mut tasks = JoinSet::new();
+    let mut line = Vec::new();
+
+    loop {
+        line.clear();
+        match read_line(&mut input, &mut line, max_line).await? {
+            Line::End => break,
+            Line::TooLong => {
+                let response = Response::error(
+                    None,
+                    McpError::InvalidRequest {
+                        detail: format!("a message is longer than {max_line} bytes"),
+                    },
+                );
+                send(&out_tx, response.to_json()).await;
+                continue;
+            }
+            Line::Complete => {}
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let message = match parse_message(&line) {
+            Ok(message) => message,
+            Err(response) => {
+                send(&out_tx, response.to_json()).await;
+                continue;
+            }
+        };
+        // Reading waits here while every request slot is taken (unless a
+        // request waits for this client's answer: then a request is
+        // refused as busy, and the answer is not left unread behind it).
+        match driver.receive(&server, message).await {
+            Step::Done => {}
+            // Never answered: an error with the response's id would read as
+            // the answer to the client's own request.
+            Step::Unsessioned(id) => tracing::warn!(
+                id = %Wire(&id.to_string()),
+                "ignored a response outside a 2025-era session"
+            ),
+            Step::Refused(response) => send(&out_tx, response.to_json()).await,
+            Step::Run(admitted) => {
+                let server = server.clone();
+                let out = out_tx.clone();
+                tasks.spawn(async move {
+                    let receive = ReceiveContext::new(TransportKind::Stdio);
+                    let answer = admitted.run(receive, Notifier::new(out.clone())).await;
+                    let response = answer.response();
+                    if let Some(opened) = response.opened_session() {
+                        // The driver pinned it before this answer is
+                        // written, so the client's next request finds it.
+                        let changes = changes(&server, opened.clone(), TransportKind::Stdio);
+                        tokio::spawn(forward(changes, out.clone()));
+                    }
+                    if !response.is_cancelled() {
+                        send(&out, response.to_json()).await;
+                    }
+                    // The slot is freed once the answer is queued.
+                    drop(answer);
+                });
+            }
+        }
+        // Reap finished tasks so the set does not grow without bound.
+        while tasks.try_join_next().is_some() {}
+    }
+
+    // Input is over: end open `subscriptions/listen` streams and the
+    // session (its open questions fail), answer the rest.
+    server.close_subscriptions();
+    driver.end();
+    while tasks.join_next().await.is_some() {}
+    drop(out_tx);
+    writer.await.map_err(io::Error::other)?
 }
 
-/// Writes the changes a 2025-era session's client asked for (list changes,
-/// updates of subscribed resources) until the session ends or the output
-/// closes.
-async fn forward_changes(server: Server, session: Session, out: mpsc::Sender<String>) {
-    let mut changes = server.changes().subscribe();
-    loop {
-        tokio::select! {
-            change = changes.recv() => match change {
-                Ok(change) => {
-                    if let Some(json) = session.notification_for(&change)
-                        && out.send(json).await.is_err()
-                    {
-                        return;
-                    }
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "a stdio session fell behind; changes were dropped");
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            },
-            () = session.ended() => return,
+/// Writes a session's `changes` until they end (the session did) or the
+/// output closes.
+async fn forward(changes: impl Stream<Item = String>, out: mpsc::Sender<String>) {
+    let mut changes = std::pin::pin!(changes);
+    while let Some(json) = changes.next().await {
+        if out.send(json).await.is_err() {
+            return;
         }
     }
 }
@@ -313,32 +259,6 @@ async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-fn cancel(
-    in_flight: &Mutex<HashMap<RequestId, AbortHandle>>,
-    params: Option<crate::schema::JsonObject>,
-) {
-    let parsed = params.and_then(|p| {
-        serde_json::from_value::<CancelledNotificationParams>(serde_json::Value::Object(p)).ok()
-    });
-    let Some(params) = parsed else {
-        tracing::debug!("ignored a malformed notifications/cancelled");
-        return;
-    };
-    if let Some(handle) = lock(in_flight).remove(&params.request_id) {
-        tracing::debug!(
-            id = %Wire(&params.request_id.to_string()),
-            "request cancelled by the client"
-        );
-        handle.abort();
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 async fn send(out: &mpsc::Sender<String>, line: String) {
     if out.send(line).await.is_err() {
         tracing::debug!("stdout writer is gone; dropped a message");
@@ -360,4 +280,53 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         output.flush().await?;
     }
     output.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// Before the driver, a request's task was spawned before it was put
+    /// in the cancel table: one that finished first left its entry behind
+    /// for good, one per request id.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn quick_requests_leave_nothing_in_the_cancel_table() {
+        const REQUESTS: usize = 2_000;
+        let server = Server::builder("stdio", "1").build().unwrap();
+        let driver = Arc::new(Driver::new().max_in_flight(DEFAULT_MAX_IN_FLIGHT));
+        let (mut client, server_in) = tokio::io::duplex(64 * 1024);
+        let (server_out, output) = tokio::io::duplex(64 * 1024);
+        let serving = tokio::spawn(serve_driven(
+            server,
+            Arc::clone(&driver),
+            DEFAULT_MAX_LINE_BYTES,
+            BufReader::new(server_in),
+            server_out,
+        ));
+        let writing = tokio::spawn(async move {
+            for id in 0..REQUESTS {
+                let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+                client.write_all(line.as_bytes()).await.unwrap();
+            }
+            client
+        });
+        let mut lines = BufReader::new(output).lines();
+        for _ in 0..REQUESTS {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            assert!(line.contains("\"id\":"), "{line}");
+        }
+        assert_eq!(
+            driver.in_flight(),
+            0,
+            "every answered request left the table"
+        );
+        drop(writing.await.unwrap());
+        serving.await.unwrap().unwrap();
+    }
 }

@@ -5,8 +5,8 @@
 //! the answer.
 //!
 //! A transport keeps one [`Session`] per HTTP session or stdio connection,
-//! hands it to the server with every message of that session
-//! ([`ReceiveContext::session`](super::ReceiveContext)), delivers the
+//! hands it to the server with every request of that session
+//! ([`Server::handle_session_request`](crate::server::Server::handle_session_request)), delivers the
 //! client's responses to it ([`Session::deliver`]) and ends it
 //! ([`Session::end`]) when the client leaves. Everything a peer can grow
 //! here is bounded: pending questions, subscriptions.

@@ -15,15 +15,23 @@
 //! standalone stream of list changes and resource updates; `DELETE` ends
 //! the session.
 //!
-//! This file holds the configuration, the binding and the path of each
-//! method; `serve` accepts and serves connections (`write_deadline`
-//! disconnects a peer that stops reading), `limits` holds the
-//! bounds and their defaults, `request` reads a request, `respond` writes
-//! the answer, `sessions` keeps the 2025-era sessions and `guard` holds the
-//! `Host`/`Origin` rule.
+//! This file holds the configuration, the binding and what every method
+//! shares; `admit` holds the checks every method passes first (the
+//! `Host`/`Origin` rule of `guard`, the bearer token, the session a message
+//! names), `post`, `get` and `delete` the path of each method, `serve`
+//! accepts and serves connections (`write_deadline` disconnects a peer that
+//! stops reading), `limits` holds the bounds and their defaults, `request`
+//! reads a request, `respond` writes the answer, `sessions` keeps the
+//! 2025-era sessions by id (owner, idle expiry, each with its session
+//! driver, shared with stdio, which runs and cancels its requests and takes
+//! its client's messages) and `resume` their numbered, resumable streams.
 
+mod admit;
+mod delete;
+mod get;
 mod guard;
 mod limits;
+mod post;
 mod request;
 mod respond;
 mod resume;
@@ -38,13 +46,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response as HttpResponse};
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 
+pub use admit::Authenticator;
 pub use guard::HostPolicy;
 pub use limits::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_DRAIN_BYTES, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
@@ -52,41 +56,11 @@ pub use limits::{
     DEFAULT_WRITE_TIMEOUT, default_max_connections,
 };
 
-use crate::BoxFuture;
-use crate::auth::{Challenge, METADATA_PATH, ProtectedResource, TokenError, TokenVerifier};
-use crate::logged::Wire;
-use crate::schema::{CancelledNotificationParams, McpError, notification_methods};
-use crate::server::{
-    Caller, Incoming, Notifier, ReceiveContext, Request, Response, Server, Session, StreamClose,
-    TransportKind, parse_message,
-};
-use guard::Refusal;
+use crate::auth::{METADATA_PATH, ProtectedResource, TokenVerifier};
+use crate::server::Server;
+use admit::{Protection, metadata};
 use limits::{BodyLimits, ConnectionLimits, SessionLimits};
-use request::{
-    BodyError, accepted, bearer_token, discard, is_json_content, mcp_headers, read_body,
-};
-use respond::{
-    MCP_SESSION_ID, NOTE_BUFFER, challenged, closing, guarded, json_body, json_response,
-    plain_error, respond, sse_response, unauthorized,
-};
 use sessions::Sessions;
-
-/// Validates a bearer token and names the caller, or refuses it (`None`,
-/// answered with HTTP 401).
-pub trait Authenticator: Send + Sync + 'static {
-    /// Checks `token` (the part after `Bearer `).
-    fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Option<Caller>>;
-}
-
-impl<F> Authenticator for F
-where
-    F: Fn(&str) -> Option<Caller> + Send + Sync + 'static,
-{
-    fn authenticate<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Option<Caller>> {
-        let caller = self(token);
-        Box::pin(async move { caller })
-    }
-}
 
 /// Configures and binds the streamable HTTP transport of a [`Server`].
 #[must_use = "the transport does nothing until it is bound and served"]
@@ -100,13 +74,6 @@ pub struct HttpTransport {
     authenticator: Option<Arc<dyn Authenticator>>,
     protection: Option<Arc<Protection>>,
 }
-
-/// A protected resource and the verifier of its tokens.
-struct Protection {
-    resource: Arc<ProtectedResource>,
-    verifier: Box<dyn TokenVerifier>,
-}
-
 impl HttpTransport {
     /// A transport serving `server` at `/mcp`, with the default limits.
     pub fn new(server: Server) -> Self {
@@ -275,7 +242,9 @@ impl HttpTransport {
         });
         let mut router = Router::new().route(
             &self.path,
-            axum::routing::post(post).get(get).delete(delete),
+            axum::routing::post(post::post)
+                .get(get::get)
+                .delete(delete::delete),
         );
         if let Some(protection) = &self.protection {
             let own = protection.resource.metadata_path();
@@ -430,429 +399,4 @@ struct Endpoint {
     authenticator: Option<Arc<dyn Authenticator>>,
     protection: Option<Arc<Protection>>,
     sessions: Arc<Sessions>,
-}
-
-/// The checks every method of the endpoint passes first: the
-/// `Host`/`Origin` guard and the bearer token. The caller, or the refusal.
-async fn admit(
-    endpoint: &Endpoint,
-    headers: &HeaderMap,
-) -> Result<Option<Arc<Caller>>, HttpResponse> {
-    match guard::check(&endpoint.host_policy, headers) {
-        Ok(()) => {}
-        Err(Refusal::Malformed(reason)) => {
-            tracing::warn!(%reason, "refused a request with malformed Host or Origin headers");
-            return Err(plain_error(
-                StatusCode::BAD_REQUEST,
-                "Bad request: send exactly one Host header and at most one Origin",
-            ));
-        }
-        Err(Refusal::NotAllowed(reason)) => {
-            tracing::warn!(%reason, "refused a request (DNS-rebinding protection)");
-            return Err(plain_error(
-                StatusCode::FORBIDDEN,
-                "Forbidden: the Host or Origin is not allowed",
-            ));
-        }
-    }
-    if let Some(protection) = &endpoint.protection {
-        return protected(protection, headers).await.map(Some);
-    }
-    match &endpoint.authenticator {
-        None => Ok(None),
-        Some(authenticator) => match bearer_token(headers) {
-            Some(token) => match authenticator.authenticate(token).await {
-                Some(caller) => Ok(Some(Arc::new(caller))),
-                None => Err(unauthorized()),
-            },
-            None => Err(unauthorized()),
-        },
-    }
-}
-
-/// The caller of a request to a protected endpoint, or its refusal with
-/// the challenge that says why.
-async fn protected(
-    protection: &Protection,
-    headers: &HeaderMap,
-) -> Result<Arc<Caller>, HttpResponse> {
-    let resource = &protection.resource;
-    let Some(token) = bearer_token(headers) else {
-        return Err(challenged(
-            StatusCode::UNAUTHORIZED,
-            "Unauthorized: a bearer token is required",
-            &resource.challenge(Challenge::NoToken),
-        ));
-    };
-    let mut caller = match protection.verifier.verify(token).await {
-        Ok(caller) => caller,
-        Err(TokenError::Invalid(reason)) => {
-            tracing::info!(reason = %Wire(&reason), "refused a bearer token");
-            return Err(challenged(
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: the bearer token is invalid or expired",
-                &resource.challenge(Challenge::InvalidToken),
-            ));
-        }
-        Err(TokenError::Unavailable(reason)) => {
-            tracing::warn!(reason = %Wire(&reason), "could not verify a bearer token");
-            return Err(plain_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Service unavailable: the token cannot be verified now; retry later",
-            ));
-        }
-    };
-    // A broader scope grants the narrower ones it implies, for every check
-    // from here on.
-    caller.scopes = resource.granted(std::mem::take(&mut caller.scopes));
-    let required = resource.required();
-    if required.iter().any(|scope| !caller.has_scope(scope)) {
-        return Err(challenged(
-            StatusCode::FORBIDDEN,
-            "Forbidden: the bearer token lacks a required scope",
-            &resource.challenge(Challenge::InsufficientScope(required)),
-        ));
-    }
-    Ok(Arc::new(caller))
-}
-
-/// `GET` of the protected-resource metadata document (RFC 9728), after the
-/// `Host`/`Origin` guard; no token is needed.
-async fn metadata(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpResponse {
-    if guard::check(&endpoint.host_policy, &headers).is_err() {
-        return plain_error(
-            StatusCode::FORBIDDEN,
-            "Forbidden: the Host or Origin is not allowed",
-        );
-    }
-    match &endpoint.protection {
-        Some(protection) => json_body(StatusCode::OK, protection.resource.metadata().to_string()),
-        None => plain_error(StatusCode::NOT_FOUND, "Not found"),
-    }
-}
-
-/// What a message's `MCP-Session-Id` names.
-enum Named {
-    /// No session: the header is absent.
-    Nothing,
-    /// An open session of this caller.
-    Session(Session),
-    /// A session that is unknown, ended, expired, or another caller's: 404.
-    Unknown,
-}
-
-fn session_of(endpoint: &Endpoint, headers: &HeaderMap, caller: Option<&Caller>) -> Named {
-    let Some(id) = headers.get(MCP_SESSION_ID) else {
-        return Named::Nothing;
-    };
-    let subject = caller.map_or("", |c| c.subject.as_str());
-    match id
-        .to_str()
-        .ok()
-        .and_then(|id| endpoint.sessions.get(id, subject))
-    {
-        Some(session) => Named::Session(session),
-        None => Named::Unknown,
-    }
-}
-
-/// 404 for a message naming a session that is not (or no longer) open.
-fn no_such_session() -> HttpResponse {
-    plain_error(
-        StatusCode::NOT_FOUND,
-        "Not found: no such session (it ended or expired); initialize a new one",
-    )
-}
-
-/// Answers one `POST`: the `Host`/`Origin` guard, the bearer token, the
-/// content type, the accepted types, the body, then the message, handed to
-/// the server (a request) or to its session (a response or notification).
-async fn post(
-    State(endpoint): State<Arc<Endpoint>>,
-    headers: HeaderMap,
-    body: Body,
-) -> HttpResponse {
-    let caller = match admit(&endpoint, &headers).await {
-        Ok(caller) => caller,
-        Err(refused) => return refused,
-    };
-    if !is_json_content(&headers) {
-        return plain_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported media type: send Content-Type: application/json",
-        );
-    }
-    let (accepts_json, accepts_sse) = accepted(&headers);
-    if !accepts_json && !accepts_sse {
-        return plain_error(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not acceptable: accept application/json and text/event-stream",
-        );
-    }
-    let limits = endpoint.body;
-    let bytes =
-        match tokio::time::timeout(limits.timeout, read_body(body, &headers, limits.max_bytes))
-            .await
-        {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(BodyError::TooLarge(rest))) => {
-                if let Some(rest) = rest {
-                    discard(rest, limits.drain_bytes, limits.drain_timeout);
-                }
-                return closing(plain_error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "Payload too large",
-                ));
-            }
-            Ok(Err(BodyError::Broken)) => {
-                return closing(plain_error(
-                    StatusCode::BAD_REQUEST,
-                    "Bad request: the body is incomplete or its framing is invalid",
-                ));
-            }
-            Err(_elapsed) => {
-                tracing::debug!(timeout = ?limits.timeout, "a request body did not arrive in time");
-                return closing(plain_error(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "Request timeout: the body did not arrive in time",
-                ));
-            }
-        };
-    let session = match session_of(&endpoint, &headers, caller.as_deref()) {
-        Named::Nothing => None,
-        Named::Session(session) => Some(session),
-        Named::Unknown => return no_such_session(),
-    };
-    let request = match parse_message(&bytes) {
-        Ok(Incoming::Request(request)) => request,
-        Ok(Incoming::Notification { method, params }) => {
-            tracing::debug!(method = %Wire(&method), "accepted a notification");
-            if let Some(session) = &session {
-                if method == notification_methods::CANCELLED {
-                    let cancelled = params.and_then(|p| {
-                        serde_json::from_value::<CancelledNotificationParams>(
-                            serde_json::Value::Object(p),
-                        )
-                        .ok()
-                    });
-                    if let Some(cancelled) = cancelled {
-                        endpoint
-                            .sessions
-                            .cancel(session.id(), &cancelled.request_id);
-                    }
-                } else {
-                    endpoint.server.handle_notification(&method, session);
-                }
-            }
-            return StatusCode::ACCEPTED.into_response();
-        }
-        Ok(Incoming::Response(response)) => {
-            let Some(session) = &session else {
-                return plain_error(
-                    StatusCode::BAD_REQUEST,
-                    "Bad request: a response must carry the MCP-Session-Id of the session \
-                     whose request it answers",
-                );
-            };
-            // Accepted either way: an answer that comes after the server
-            // stopped waiting is the client's due, not its fault (and some
-            // clients drop their connection on any other status).
-            if let Err(unknown) = session.deliver(response) {
-                tracing::info!(unknown = %Wire(&unknown.to_string()), "ignored a response");
-            }
-            return StatusCode::ACCEPTED.into_response();
-        }
-        Err(response) => return json_response(&response),
-    };
-    let receive = ReceiveContext {
-        transport: TransportKind::Http,
-        caller,
-        headers: Some(mcp_headers(&headers)),
-        protected: endpoint
-            .protection
-            .as_ref()
-            .map(|p| Arc::clone(&p.resource)),
-    };
-    if !accepts_sse {
-        let response = handle(&endpoint, request, receive, session, Notifier::disabled()).await;
-        return json_response(&response);
-    }
-
-    let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
-    // A session's stream is numbered and may be closed by its handler and
-    // resumed by its client.
-    let resumable = session.clone().map(|session| {
-        let logs = endpoint.sessions.logs_of(session.id());
-        (session, logs, StreamClose::new())
-    });
-    let notifier = match &resumable {
-        Some((_, _, close)) => Notifier::new(notes_tx).closable(close.clone()),
-        None => Notifier::new(notes_tx),
-    };
-    // The handler runs on this task, not a spawned one: most requests end
-    // without a notification and are answered with plain JSON. It is boxed
-    // so that, if a notification comes first, it can move into the body of
-    // the event stream and keep running there.
-    let handling = Box::pin(guarded(async move {
-        handle(&endpoint, request, receive, session, notifier).await
-    }));
-    match resumable {
-        Some((session, logs, close)) => {
-            resume::respond(handling, notes_rx, close, session, logs).await
-        }
-        None => respond(handling, notes_rx).await,
-    }
-}
-
-/// Hands a request to the server. In a session, the request keeps the
-/// session busy while it runs and can be cancelled by the client; the
-/// session `initialize` opens is added to the table.
-async fn handle(
-    endpoint: &Endpoint,
-    request: Request,
-    receive: ReceiveContext,
-    session: Option<Session>,
-    notifier: Notifier,
-) -> Response {
-    let subject = receive.subject().to_owned();
-    let Some(session) = session else {
-        let response = endpoint
-            .server
-            .handle_request(request, receive, notifier)
-            .await;
-        return match response.opened_session() {
-            Some(opened) => match endpoint.sessions.insert(opened.clone(), &subject) {
-                Ok(()) => response,
-                Err(sessions::Full) => {
-                    opened.end();
-                    Response::error(
-                        response.id().cloned(),
-                        McpError::Other(crate::schema::ErrorObject {
-                            code: crate::schema::codes::INTERNAL_ERROR,
-                            message: "Server busy: every session is in use; retry later".to_owned(),
-                            data: None,
-                        }),
-                    )
-                }
-            },
-            None => response,
-        };
-    };
-    let id = request.id.clone();
-    let (abort, registration) = futures_util::future::AbortHandle::new_pair();
-    let _busy = endpoint
-        .sessions
-        .begin(session.id(), Some((id.clone(), abort)));
-    let handling = endpoint
-        .server
-        .handle_session_request(request, receive, session, notifier);
-    match futures_util::future::Abortable::new(handling, registration).await {
-        Ok(response) => response,
-        Err(futures_util::future::Aborted) => {
-            tracing::debug!(id = %Wire(&id.to_string()), "request cancelled by the client");
-            Response::cancelled(id)
-        }
-    }
-}
-
-/// Answers one `GET`: the standalone event stream of a 2025-era session,
-/// carrying list changes and updates of the resources it subscribed to,
-/// until the session ends or the client leaves. One per session (409
-/// otherwise); without a session, 405.
-async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpResponse {
-    let caller = match admit(&endpoint, &headers).await {
-        Ok(caller) => caller,
-        Err(refused) => return refused,
-    };
-    let session = match session_of(&endpoint, &headers, caller.as_deref()) {
-        Named::Session(session) => session,
-        Named::Nothing => {
-            return plain_error(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "Method not allowed: GET opens the event stream of a 2025-era session; \
-                 send its MCP-Session-Id",
-            );
-        }
-        Named::Unknown => return no_such_session(),
-    };
-    if !accepted(&headers).1 {
-        return plain_error(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not acceptable: accept text/event-stream",
-        );
-    }
-    let resumed = headers
-        .get(LAST_EVENT_ID)
-        .and_then(|id| id.to_str().ok())
-        .and_then(resume::parse_event_id)
-        .and_then(|(stream, after)| Some((endpoint.sessions.log(session.id(), stream)?, after)));
-    if let Some((log, after)) = resumed {
-        return resume::resume(log, after);
-    }
-    let Some(busy) = endpoint.sessions.open_stream(session.id()) else {
-        return plain_error(
-            StatusCode::CONFLICT,
-            "Conflict: this session's event stream is already open",
-        );
-    };
-    let changes = endpoint.server.changes().subscribe();
-    let stream = endpoint.sessions.logs_of(session.id()).next_stream();
-    let primed = futures_util::stream::once(async move {
-        Ok::<_, std::convert::Infallible>(resume::priming(stream))
-    });
-    let events = futures_util::stream::unfold(
-        (changes, session, busy, 1_u64),
-        move |(mut changes, session, busy, n)| async move {
-            loop {
-                let change = tokio::select! {
-                    change = changes.recv() => change,
-                    () = session.ended() => return None,
-                };
-                match change {
-                    Ok(change) => {
-                        if let Some(json) = session.notification_for(&change) {
-                            let frame =
-                                Ok::<_, std::convert::Infallible>(resume::event(stream, n, &json));
-                            return Some((frame, (changes, session, busy, n + 1)));
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(
-                            missed,
-                            "a session stream fell behind; changes were dropped"
-                        );
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-                }
-            }
-        },
-    );
-    use futures_util::StreamExt as _;
-    sse_response(Body::from_stream(primed.chain(events)))
-}
-
-/// The header a client resumes an event stream with.
-const LAST_EVENT_ID: axum::http::HeaderName = axum::http::HeaderName::from_static("last-event-id");
-
-/// Answers one `DELETE`: ends the session it names (its questions fail,
-/// its streams close). 404 for an unknown one, 400 without one.
-async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> HttpResponse {
-    let caller = match admit(&endpoint, &headers).await {
-        Ok(caller) => caller,
-        Err(refused) => return refused,
-    };
-    let Some(id) = headers.get(MCP_SESSION_ID) else {
-        return plain_error(
-            StatusCode::BAD_REQUEST,
-            "Bad request: DELETE ends a session; send its MCP-Session-Id",
-        );
-    };
-    let subject = caller.as_deref().map_or("", |c| c.subject.as_str());
-    match id.to_str() {
-        Ok(id) if endpoint.sessions.remove(id, subject) => StatusCode::OK.into_response(),
-        _ => plain_error(
-            StatusCode::NOT_FOUND,
-            "Not found: no such session (it ended or expired)",
-        ),
-    }
 }

@@ -5,17 +5,19 @@
 //! stream is open, and idle otherwise; an idle session expires after the
 //! idle timeout. When the table is full, opening a session evicts the one
 //! idle the longest; if none is idle, the new session is refused.
+//!
+//! Each session has its [`Driver`], which runs its requests (and cancels
+//! them) and takes its client's responses and notifications.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use futures_util::future::AbortHandle;
 use tokio::time::Instant;
 
 use super::resume::{EventLog, Logs};
-use crate::schema::RequestId;
 use crate::server::Session;
+use crate::transport::session::Driver;
 
 /// The most detached streams a session keeps for its client to resume;
 /// a newer one drops the oldest.
@@ -34,16 +36,23 @@ struct Table {
     last_sweep: Option<Instant>,
 }
 
+/// An open session, as a message naming it finds it.
+#[derive(Clone)]
+pub(super) struct Open {
+    /// The session.
+    pub(super) session: Session,
+    /// What runs its requests and takes its client's messages.
+    pub(super) driver: Arc<Driver>,
+}
+
 struct Entry {
-    session: Session,
+    open: Open,
     /// The subject of the caller that opened it (`""` without authentication).
     owner: String,
     /// When it was last used or stopped being busy.
     last_seen: Instant,
     /// Requests running and streams open.
     busy: usize,
-    /// Its requests in flight, for `notifications/cancelled`.
-    in_flight: HashMap<RequestId, AbortHandle>,
     /// Whether its standalone (`GET`) stream is open.
     stream_open: bool,
     /// The number of its next event stream.
@@ -67,7 +76,7 @@ impl Sessions {
 
     /// The session `id`, if it is open and was opened by `subject`; an
     /// expired one is ended and removed on the way.
-    pub(super) fn get(&self, id: &str, subject: &str) -> Option<Session> {
+    pub(super) fn get(&self, id: &str, subject: &str) -> Option<Open> {
         let now = Instant::now();
         let mut table = self.lock();
         let entry = table.by_id.get_mut(id)?;
@@ -76,15 +85,16 @@ impl Sessions {
         }
         if self.expired(entry, now) {
             if let Some(entry) = table.by_id.remove(id) {
-                entry.session.end();
+                entry.open.session.end();
             }
             return None;
         }
         entry.last_seen = now;
-        Some(entry.session.clone())
+        Some(entry.open.clone())
     }
 
-    /// Adds a session `initialize` opened for `subject`.
+    /// Adds a session `initialize` opened for `subject`, with a driver of
+    /// its own.
     pub(super) fn insert(&self, session: Session, subject: &str) -> Result<(), Full> {
         let now = Instant::now();
         let mut table = self.lock();
@@ -102,7 +112,7 @@ impl Sessions {
                         max = self.max,
                         "session table full: ended the session idle the longest"
                     );
-                    evicted.session.end();
+                    evicted.open.session.end();
                 }
                 None => return Err(Full),
             }
@@ -110,11 +120,13 @@ impl Sessions {
         table.by_id.insert(
             session.id().to_owned(),
             Entry {
-                session,
+                open: Open {
+                    driver: Arc::new(Driver::in_session(session.clone())),
+                    session,
+                },
                 owner: subject.to_owned(),
                 last_seen: now,
                 busy: 0,
-                in_flight: HashMap::new(),
                 stream_open: false,
                 next_stream: 1,
                 logs: VecDeque::new(),
@@ -132,31 +144,22 @@ impl Sessions {
         }
         match table.by_id.remove(id) {
             Some(entry) => {
-                entry.session.end();
+                entry.open.session.end();
                 true
             }
             None => false,
         }
     }
 
-    /// Marks the session busy until the guard drops (a request runs);
-    /// `request` is tracked for cancellation with `abort`.
-    pub(super) fn begin(
-        self: &Arc<Self>,
-        id: &str,
-        request: Option<(RequestId, AbortHandle)>,
-    ) -> Busy {
+    /// Marks the session busy until the guard drops (a request runs).
+    pub(super) fn begin(self: &Arc<Self>, id: &str) -> Busy {
         let mut table = self.lock();
         if let Some(entry) = table.by_id.get_mut(id) {
             entry.busy += 1;
-            if let Some((request_id, abort)) = &request {
-                entry.in_flight.insert(request_id.clone(), abort.clone());
-            }
         }
         Busy {
             sessions: Arc::clone(self),
             id: id.to_owned(),
-            request: request.map(|(request_id, _)| request_id),
             stream: false,
         }
     }
@@ -174,21 +177,8 @@ impl Sessions {
         Some(Busy {
             sessions: Arc::clone(self),
             id: id.to_owned(),
-            request: None,
             stream: true,
         })
-    }
-
-    /// Stops the request `request` of session `id` (`notifications/cancelled`).
-    pub(super) fn cancel(&self, id: &str, request: &RequestId) -> bool {
-        let table = self.lock();
-        match table.by_id.get(id).and_then(|e| e.in_flight.get(request)) {
-            Some(abort) => {
-                abort.abort();
-                true
-            }
-            None => false,
-        }
     }
 
     /// The detached stream `stream` of session `id`, if it is kept.
@@ -217,7 +207,7 @@ impl Sessions {
     pub(super) fn end_all(&self) {
         let mut table = self.lock();
         for (_, entry) in table.by_id.drain() {
-            entry.session.end();
+            entry.open.session.end();
         }
     }
 
@@ -243,7 +233,7 @@ impl Sessions {
         table.by_id.retain(|_, entry| {
             let keep = !self.expired(entry, now);
             if !keep {
-                entry.session.end();
+                entry.open.session.end();
             }
             keep
         });
@@ -297,7 +287,6 @@ impl Logs for SessionLogs {
 pub(super) struct Busy {
     sessions: Arc<Sessions>,
     id: String,
-    request: Option<RequestId>,
     stream: bool,
 }
 
@@ -307,9 +296,6 @@ impl Drop for Busy {
         if let Some(entry) = table.by_id.get_mut(&self.id) {
             entry.busy = entry.busy.saturating_sub(1);
             entry.last_seen = Instant::now();
-            if let Some(request) = &self.request {
-                entry.in_flight.remove(request);
-            }
             if self.stream {
                 entry.stream_open = false;
             }
@@ -333,7 +319,7 @@ mod tests {
         let sessions = Arc::new(Sessions::new(10, Duration::from_secs(60)));
         let idle = session(&sessions, "");
         let busy = session(&sessions, "");
-        let guard = sessions.begin(busy.id(), None);
+        let guard = sessions.begin(busy.id());
         tokio::time::advance(Duration::from_secs(61)).await;
         sessions.sweep();
         assert!(idle.is_ended());
@@ -354,8 +340,8 @@ mod tests {
         let third = session(&sessions, "");
         assert!(first.is_ended(), "the longest idle was evicted");
         assert_eq!(sessions.len(), 2);
-        let _a = sessions.begin(second.id(), None);
-        let _b = sessions.begin(third.id(), None);
+        let _a = sessions.begin(second.id());
+        let _b = sessions.begin(third.id());
         let fourth = Session::open("2025-11-25", ClientCapabilities::default(), None);
         assert!(sessions.insert(fourth, "").is_err(), "none idle: refused");
     }

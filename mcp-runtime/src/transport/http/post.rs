@@ -1,0 +1,170 @@
+//! The `POST` path: a request, a response or a notification of a client,
+//! read within its limits and handed to the [driver](crate::transport::session)
+//! of its session (or of its own, without one); a request's answer is
+//! written as JSON or as an event stream.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response as HttpResponse};
+use tokio::sync::mpsc;
+
+use super::Endpoint;
+use super::admit::{Named, admit, no_such_session, session_of};
+use super::request::{BodyError, accepted, discard, is_json_content, mcp_headers, read_body};
+use super::respond::{NOTE_BUFFER, closing, guarded, json_response, plain_error, respond};
+use super::resume;
+use super::sessions::{self, Open};
+use crate::server::{
+    Notifier, ReceiveContext, Response, StreamClose, TransportKind, parse_message,
+};
+use crate::transport::session::{Admitted, Busy, Driver, Step};
+
+/// Answers one `POST`: the `Host`/`Origin` guard, the bearer token, the
+/// content type, the accepted types, the body, then the message, handed to
+/// the server (a request) or to its session (a response or notification).
+pub(super) async fn post(
+    State(endpoint): State<Arc<Endpoint>>,
+    headers: HeaderMap,
+    body: Body,
+) -> HttpResponse {
+    let caller = match admit(&endpoint, &headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    if !is_json_content(&headers) {
+        return plain_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type: send Content-Type: application/json",
+        );
+    }
+    let (accepts_json, accepts_sse) = accepted(&headers);
+    if !accepts_json && !accepts_sse {
+        return plain_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not acceptable: accept application/json and text/event-stream",
+        );
+    }
+    let limits = endpoint.body;
+    let bytes =
+        match tokio::time::timeout(limits.timeout, read_body(body, &headers, limits.max_bytes))
+            .await
+        {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(BodyError::TooLarge(rest))) => {
+                if let Some(rest) = rest {
+                    discard(rest, limits.drain_bytes, limits.drain_timeout);
+                }
+                return closing(plain_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "Payload too large",
+                ));
+            }
+            Ok(Err(BodyError::Broken)) => {
+                return closing(plain_error(
+                    StatusCode::BAD_REQUEST,
+                    "Bad request: the body is incomplete or its framing is invalid",
+                ));
+            }
+            Err(_elapsed) => {
+                tracing::debug!(timeout = ?limits.timeout, "a request body did not arrive in time");
+                return closing(plain_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "Request timeout: the body did not arrive in time",
+                ));
+            }
+        };
+    let open = match session_of(&endpoint, &headers, caller.as_deref()) {
+        Named::Nothing => None,
+        Named::Session(open) => Some(open),
+        Named::Unknown => return no_such_session(),
+    };
+    let message = match parse_message(&bytes) {
+        Ok(message) => message,
+        Err(response) => return json_response(&response),
+    };
+    // A message without a session gets a driver of its own: it has no
+    // session to route to, and no other client's request to cancel.
+    let driver = match &open {
+        Some(open) => Arc::clone(&open.driver),
+        None => Arc::new(Driver::new()),
+    };
+    let admitted = match driver.receive(&endpoint.server, message).await {
+        Step::Run(admitted) => admitted,
+        // Accepted whatever became of it: an answer that comes after the
+        // server stopped waiting is the client's due, not its fault (and
+        // some clients drop their connection on any other status).
+        Step::Done => return StatusCode::ACCEPTED.into_response(),
+        Step::Unsessioned(_) => {
+            return plain_error(
+                StatusCode::BAD_REQUEST,
+                "Bad request: a response must carry the MCP-Session-Id of the session \
+                 whose request it answers",
+            );
+        }
+        Step::Refused(response) => return json_response(&response),
+    };
+    let mut receive = ReceiveContext::new(TransportKind::Http);
+    receive.caller = caller;
+    receive.headers = Some(mcp_headers(&headers));
+    receive.protected = endpoint
+        .protection
+        .as_ref()
+        .map(|p| Arc::clone(&p.resource));
+    if !accepts_sse {
+        let response = handle(&endpoint, admitted, open, receive, Notifier::disabled()).await;
+        return json_response(&response);
+    }
+
+    let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
+    // A session's stream is numbered and may be closed by its handler and
+    // resumed by its client.
+    let resumable = open.as_ref().map(|open| {
+        let logs = endpoint.sessions.logs_of(open.session.id());
+        (open.session.clone(), logs, StreamClose::new())
+    });
+    let notifier = match &resumable {
+        Some((_, _, close)) => Notifier::new(notes_tx).closable(close.clone()),
+        None => Notifier::new(notes_tx),
+    };
+    // The handler runs on this task, not a spawned one: most requests end
+    // without a notification and are answered with plain JSON. It is boxed
+    // so that, if a notification comes first, it can move into the body of
+    // the event stream and keep running there.
+    let handling = Box::pin(guarded(async move {
+        handle(&endpoint, admitted, open, receive, notifier).await
+    }));
+    match resumable {
+        Some((session, logs, close)) => {
+            resume::respond(handling, notes_rx, close, session, logs).await
+        }
+        None => respond(handling, notes_rx).await,
+    }
+}
+
+/// Runs a request the driver admitted. In a session, the request keeps the
+/// session busy while it runs; the session `initialize` opens is added to
+/// the table, or ended and the request refused when every session is busy.
+async fn handle(
+    endpoint: &Endpoint,
+    admitted: Admitted,
+    open: Option<Open>,
+    receive: ReceiveContext,
+    notifier: Notifier,
+) -> Response {
+    let subject = receive.subject().to_owned();
+    let _busy = open.map(|open| endpoint.sessions.begin(open.session.id()));
+    let response = admitted.run(receive, notifier).await.into_response();
+    let Some(opened) = response.opened_session() else {
+        return response;
+    };
+    match endpoint.sessions.insert(opened.clone(), &subject) {
+        Ok(()) => response,
+        Err(sessions::Full) => {
+            opened.end();
+            Busy::Sessions.refuse(response.id().cloned())
+        }
+    }
+}
