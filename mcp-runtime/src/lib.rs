@@ -40,7 +40,9 @@ pub mod transport;
 
 mod logged;
 mod receive_context;
-mod rules;
+/// The rules the macros check at compile time (crate `mcp-rules`), checked
+/// again here for handlers written by hand: `crate::rules::...`.
+use mcp_rules as rules;
 
 #[doc(hidden)]
 pub mod __private;
