@@ -20,6 +20,7 @@
 mod answers;
 mod ask;
 mod bridge;
+mod build_checks;
 mod builder;
 mod calls;
 mod completion;
