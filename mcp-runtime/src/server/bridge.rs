@@ -121,6 +121,7 @@ pub(crate) async fn next_round(
     }
     let sealed = state_gate::seal(request.signer.as_ref(), state).map_err(Stop::Fault)?;
     let requests = requests.unwrap_or_default();
+    crate::form::check_forms(&requests).map_err(Stop::Fault)?;
     let declared = DeclaredInputs::of(session.client_capabilities());
     if let Some(required) = missing_capabilities(requests.values(), declared) {
         return Err(Stop::Stuck(format!(

@@ -15,8 +15,9 @@ use crate::schema::{
 
 /// Finishes a handler's outcome for the request whose data is `request`.
 /// An ask must ask for something or carry state (`-32603`); its state is
-/// signed (or a hand-minted one checked) by the state gate (`-32603`); and
-/// it may ask only for what the client declared (`-32021` with
+/// signed (or a hand-minted one checked) by the state gate (`-32603`); a
+/// form it asks must have bounds an answer can meet (`-32603`); and it may
+/// ask only for what the client declared (`-32021` with
 /// `data.requiredCapabilities`).
 pub(crate) fn finish_outcome<R: ResultMeta>(
     registry: &Registry,
@@ -39,6 +40,7 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
         ));
     }
     let request_state = state_gate::seal(request.signer.as_ref(), state)?;
+    crate::form::check_forms(requests.iter().flatten())?;
     let declared = DeclaredInputs::of(&request.meta.client_capabilities);
     if let Some(required) =
         missing_capabilities(requests.iter().flatten().map(|(_, r)| r), declared)
