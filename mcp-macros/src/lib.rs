@@ -16,10 +16,6 @@ mod debug;
 mod form;
 mod handler;
 mod keys;
-/// The naming rules the runtime applies too: one file, compiled into both.
-#[path = "../../mcp-runtime/src/rules.rs"]
-#[allow(dead_code)]
-mod rules;
 
 use proc_macro::TokenStream;
 

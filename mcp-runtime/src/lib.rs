@@ -40,7 +40,9 @@ pub mod transport;
 
 mod logged;
 mod receive_context;
-mod rules;
+/// The rules the macros check at compile time (crate `mcp-rules`), checked
+/// again here for handlers written by hand: `crate::rules::...`.
+use mcp_rules as rules;
 
 #[doc(hidden)]
 pub mod __private;
@@ -396,23 +398,3 @@ pub mod prelude {
 
 /// A boxed, `Send` future: what handler and hook methods return.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-/// The README's examples, compiled as doctests so they cannot rot.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
-
-/// The guide's examples, compiled as doctests so they cannot rot.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/asking-for-input.md")]
-pub struct AskingForInputDoctests;
-
-/// The authorization guide's examples, compiled as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/authorization.md")]
-pub struct AuthorizationDoctests;
-
-/// The tasks guide's examples (one needs Redis), compiled as doctests.
-#[cfg(all(doctest, feature = "redis"))]
-#[doc = include_str!("../../docs/tasks.md")]
-pub struct TasksDoctests;

@@ -101,31 +101,28 @@ fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Field<'a>> {
     fields
 }
 
+/// Each lower bound is not above its upper bound ([`mcp_rules::RANGE_RULE`]),
+/// reported at the upper one.
 fn check_ranges(cx: &mut Ctxt, attrs: &ElicitAttrs) {
-    let pairs = [
+    let checks = [
         (
-            attrs.min_length.get().map(|v| *v as f64),
-            attrs.max_length.get().map(|v| *v as f64),
+            mcp_rules::valid_range(attrs.min_length.get(), attrs.max_length.get()),
             attrs.max_length.span(),
             "`max_length` is below `min_length`",
         ),
         (
-            attrs.minimum.get().copied(),
-            attrs.maximum.get().copied(),
+            mcp_rules::valid_range(attrs.minimum.get(), attrs.maximum.get()),
             attrs.maximum.span(),
             "`maximum` is below `minimum`",
         ),
         (
-            attrs.min_items.get().map(|v| *v as f64),
-            attrs.max_items.get().map(|v| *v as f64),
+            mcp_rules::valid_range(attrs.min_items.get(), attrs.max_items.get()),
             attrs.max_items.span(),
             "`max_items` is below `min_items`",
         ),
     ];
-    for (low, high, span, message) in pairs {
-        if let (Some(low), Some(high), Some(span)) = (low, high, span)
-            && high < low
-        {
+    for (valid, span, message) in checks {
+        if let (false, Some(span)) = (valid, span) {
             cx.syn_error(syn::Error::new(span, message));
         }
     }

@@ -143,7 +143,8 @@ pub(crate) fn parse(cx: &mut Ctxt, kind: Kind, args: proc_macro2::TokenStream) -
     attrs
 }
 
-/// `scopes = ["a", "b"]`: scope names, each non-empty and without spaces.
+/// `scopes = ["a", "b"]`: scope names, each one token
+/// ([`mcp_rules::SCOPE_RULE`]).
 fn scopes(
     slot: &mut Slot<Vec<LitStr>>,
     cx: &mut Ctxt,
@@ -161,15 +162,13 @@ fn scopes(
                 lit: syn::Lit::Str(lit),
                 ..
             }) => {
-                let scope = lit.value();
-                if scope.is_empty()
-                    || scope
-                        .chars()
-                        .any(|c| c.is_whitespace() || c == '"' || c == '\\')
-                {
+                if !mcp_rules::valid_scope(&lit.value()) {
                     cx.error_spanned_by(
                         lit,
-                        "a scope is one non-empty token, without spaces, quotes or backslashes",
+                        format!(
+                            "a scope is {}; list several scopes as separate strings: `[\"read\", \"write\"]`",
+                            mcp_rules::SCOPE_RULE
+                        ),
                     );
                 }
                 scopes.push(lit.clone());

@@ -19,7 +19,6 @@ use model::{Annotations, Handler, Owner, Target};
 
 use crate::attr::{Docs, docs, runtime_path, unraw};
 use crate::ctxt::Ctxt;
-use crate::rules;
 
 /// The annotated function; its body stays unparsed tokens.
 pub(crate) struct HandlerFn {
@@ -127,24 +126,19 @@ fn check<'a>(
         .name
         .get()
         .map_or_else(|| unraw(&sig.ident), syn::LitStr::value);
-    if kind == Kind::Tool && !rules::valid_tool_name(&name) {
+    if kind == Kind::Tool && !mcp_rules::valid_tool_name(&name) {
         let span = attrs.name.get().map_or(sig.ident.span(), syn::LitStr::span);
         cx.syn_error(syn::Error::new(
             span,
-            format!("tool name `{name}` must be {}", rules::TOOL_NAME_RULE),
+            format!("tool name `{name}` must be {}", mcp_rules::TOOL_NAME_RULE),
         ));
     }
     let description = match attrs.description.get() {
         Some(lit) => Some(Docs::Text(lit.value())),
         None => docs(&func.attrs),
     };
-    if description.is_none() && matches!(kind, Kind::Tool | Kind::Prompt) {
-        cx.error_spanned_by(
-            &sig.ident,
-            format!(
-                "a {what} needs a description for clients and models: add a doc comment (`/// ...`) or `description = \"...\"`"
-            ),
-        );
+    if matches!(kind, Kind::Tool | Kind::Prompt) {
+        check_description(cx, what, &sig.ident, attrs, description.as_ref());
     }
     let target = target(cx, kind, attrs, &sig.ident);
     Handler {
@@ -162,6 +156,41 @@ fn check<'a>(
             .get()
             .map(|scopes| scopes.iter().map(syn::LitStr::value).collect())
             .unwrap_or_default(),
+    }
+}
+
+/// A tool or a prompt has a description ([`mcp_rules::DESCRIPTION_RULE`]).
+/// A doc comment of blank lines is none at all (`docs` drops them); an
+/// `include_str!` one is read only when the server is built, which checks
+/// it then.
+fn check_description(
+    cx: &mut Ctxt,
+    what: &str,
+    ident: &syn::Ident,
+    attrs: &attr::HandlerAttrs,
+    description: Option<&Docs>,
+) {
+    let missing = match description {
+        None => true,
+        Some(Docs::Text(text)) => !mcp_rules::valid_description(text),
+        Some(Docs::Expr(_)) => false,
+    };
+    if !missing {
+        return;
+    }
+    match attrs.description.get() {
+        Some(lit) => cx.error_spanned_by(
+            lit,
+            format!(
+                "this {what}'s description is empty: write what the {what} does, for clients and models to read"
+            ),
+        ),
+        None => cx.error_spanned_by(
+            ident,
+            format!(
+                "a {what} needs a description for clients and models: add a doc comment (`/// ...`) or `description = \"...\"`"
+            ),
+        ),
     }
 }
 
@@ -247,7 +276,7 @@ fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Id
                 }
             }
             (Some(uri), None) => {
-                if uri.value().contains('{') {
+                if !mcp_rules::valid_fixed_uri(&uri.value()) {
                     cx.error_spanned_by(
                         uri,
                         "this URI has `{variables}`: use `uri_template = \"...\"` instead of `uri`",
@@ -263,18 +292,18 @@ fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Id
                     cx.error_spanned_by(template, "give either `uri` or `uri_template`, not both");
                 }
                 let text = template.value();
-                let variables = match rules::template_parts(&text) {
+                let variables = match mcp_rules::template_parts(&text) {
                     Some(parts) => parts
                         .into_iter()
                         .filter_map(|part| match part {
-                            rules::TemplatePart::Variable(name) => Some(name.to_owned()),
-                            rules::TemplatePart::Literal(_) => None,
+                            mcp_rules::TemplatePart::Variable(name) => Some(name.to_owned()),
+                            mcp_rules::TemplatePart::Literal(_) => None,
                         })
                         .collect(),
                     None => {
                         cx.error_spanned_by(
                             template,
-                            format!("a URI template is {}", rules::URI_TEMPLATE_RULE),
+                            format!("a URI template is {}", mcp_rules::URI_TEMPLATE_RULE),
                         );
                         Vec::new()
                     }

@@ -10,6 +10,7 @@
 //! and a `Vec`/set of it as a multi-select field.
 
 mod answer;
+mod bounds;
 mod decode;
 mod field;
 mod formats;
@@ -17,6 +18,8 @@ mod schema;
 mod url;
 
 pub use answer::{Answer, FormError};
+pub use bounds::FormBoundsError;
+pub(crate) use bounds::check_forms;
 pub use decode::FormDecoder;
 pub use field::{ChoiceOption, DefaultValue, ElicitChoice, ElicitField, FieldOptions};
 pub use schema::FormSchema;

@@ -17,6 +17,13 @@ use crate::schema::{ElicitRequestedSchema, FormProperties, ObjectType, RenderedS
 /// assert_eq!(schema.required, Some(vec!["ok".to_owned()]));
 /// assert_eq!(schema.properties.len(), 2);
 /// ```
+///
+/// The options are taken as given. A field whose bounds no answer can meet
+/// (a `minimum` above its `maximum`, or above what the field's type holds,
+/// such as `minimum: Some(300.0)` on a `u8`) makes a form the runtime
+/// refuses to send: the handler's call fails with `-32603` and the log
+/// names the field and the fix. [`ElicitRequestedSchema::check_bounds`]
+/// finds it sooner, in a test.
 #[derive(Debug, Clone, Default)]
 pub struct FormSchema {
     properties: FormProperties,

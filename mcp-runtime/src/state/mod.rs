@@ -2,10 +2,10 @@
 //!
 //! See [`RequestStateSigner`] for the token and its binding, and
 //! [`ReplayGuard`] for single use. The guide below (also
-//! `docs/asking-for-input.md` in the repository) walks through the whole
-//! round trip.
+//! `docs/asking-for-input.md` in this crate) walks through the whole round
+//! trip.
 //!
-#![doc = include_str!("../../../docs/asking-for-input.md")]
+#![doc = include_str!("../../docs/asking-for-input.md")]
 
 mod binding;
 mod clock;

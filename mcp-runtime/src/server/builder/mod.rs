@@ -5,6 +5,7 @@
 //! The top room of the server: it uses `dispatch` (the [`Server`] it
 //! makes) and the rooms whose parts the registry holds.
 
+mod checks;
 mod register;
 
 pub use register::{Handlers, Register};
@@ -266,14 +267,17 @@ impl ServerBuilder {
 
     /// Checks everything and builds the server: duplicate names, invalid
     /// tool names, input schemas whose root is not an object, malformed URI
-    /// templates, and `Shared<T>` parameters whose value was never given to
-    /// [`Self::share`] are all reported together.
+    /// templates, `Shared<T>` parameters whose value was never given to
+    /// [`Self::share`], and what the macros check at compile time (a tool
+    /// or prompt without a description, a required scope that is not one
+    /// token, a fixed resource URI with `{`) are all reported together.
     pub fn build(self) -> Result<Server, BuildError> {
         let mut problems = Vec::new();
 
         let mut tools = Table::default();
         for handler in self.tools {
             let tool = handler.descriptor();
+            checks::tool(&tool, handler.required_scopes(), &mut problems);
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("tool {:?}", tool.name)
             });
@@ -299,6 +303,7 @@ impl ServerBuilder {
         let mut prompts = Table::default();
         for handler in self.prompts {
             let prompt = handler.descriptor();
+            checks::prompt(&prompt, handler.required_scopes(), &mut problems);
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("prompt {:?}", prompt.name)
             });
@@ -314,6 +319,7 @@ impl ServerBuilder {
         let mut resources = Table::default();
         for handler in self.resources {
             let resource = handler.descriptor();
+            checks::resource(&resource, handler.required_scopes(), &mut problems);
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("resource {:?}", resource.uri)
             });
@@ -326,6 +332,7 @@ impl ServerBuilder {
         let mut templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)> = Vec::new();
         for handler in self.templates {
             let descriptor = handler.descriptor();
+            checks::resource_template(&descriptor, handler.required_scopes(), &mut problems);
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("resource template {:?}", descriptor.uri_template)
             });

@@ -9,8 +9,9 @@ use crate::server::handler::{Ask, Outcome, RequestData};
 
 /// Finishes a handler's outcome for the request whose data is `request`.
 /// An ask must ask for something or carry state (`-32603`); its state is
-/// signed (or a hand-minted one checked) by the state gate (`-32603`); and
-/// it may ask only for what the client declared (`-32021` with
+/// signed (or a hand-minted one checked) by the state gate (`-32603`); a
+/// form it asks must have bounds an answer can meet (`-32603`); and it may
+/// ask only for what the client declared (`-32021` with
 /// `data.requiredCapabilities`).
 pub(crate) fn finish_outcome<R: ResultMeta>(
     finisher: &Finisher,
@@ -35,6 +36,7 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
         ));
     }
     let request_state = gate::seal(request.verified(), state)?;
+    crate::form::check_forms(requests.iter().flatten())?;
     let declared = &request.meta().client_capabilities;
     if let Some(required) = declared.missing_for(requests.iter().flat_map(|r| r.values())) {
         return Err(McpError::MissingClientCapability {

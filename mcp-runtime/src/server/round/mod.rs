@@ -128,6 +128,8 @@ async fn next_round(
         )));
     }
     let (verified, raw) = gate::carry(request.verified(), state).map_err(Stop::Fault)?;
+    let requests = requests.unwrap_or_default();
+    crate::form::check_forms(&requests).map_err(Stop::Fault)?;
     let channel = legacy::Channel {
         session,
         out: request.notifier(),
@@ -135,7 +137,7 @@ async fn next_round(
             .url_steps()
             .map(|steps| (steps, request.receive().subject())),
     };
-    let answers = legacy::ask_round(core.bridge, channel, &requests.unwrap_or_default())
+    let answers = legacy::ask_round(core.bridge, channel, &requests)
         .await
         .map_err(Stop::Stuck)?;
     Ok(request.next_round(RoundAnswers::from_sent(answers), verified, raw))

@@ -101,6 +101,11 @@ fn ask_inside(record: &mut TaskRecord, ask: Ask, now: u64) {
         );
         return;
     };
+    if let Err(error) = crate::form::check_forms(&requests) {
+        tracing::error!(task = %Wire(&record.id), %error, "a task's handler asked with a form it cannot send");
+        record.fail(&error, now);
+        return;
+    }
     let capabilities = RequestMeta::from_json(&record.meta)
         .map(|meta| meta.client_capabilities)
         .unwrap_or_default();
@@ -276,4 +281,34 @@ fn outcome_dropped(id: &str, record: &TaskRecord) {
         status = record.status.as_str(),
         "a task's round ended after the task moved on; its outcome is dropped"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::form::{FieldOptions, FormSchema};
+    use crate::schema::InputRequest;
+
+    #[test]
+    fn a_form_no_answer_can_fill_in_fails_the_task() {
+        let schema = FormSchema::new()
+            .field::<String>(
+                "pin",
+                FieldOptions {
+                    min_length: Some(6),
+                    max_length: Some(4),
+                    ..FieldOptions::EMPTY
+                },
+            )
+            .build();
+        let ask = Ask::new("pin", InputRequest::elicit_form("Your PIN?", schema));
+        let mut record = TaskRecord::new("t1", "owner", "unlock", 60_000);
+        apply(&mut record, Ok(Outcome::InputRequired(ask)), 1);
+        assert_eq!(record.status, TaskStatus::Failed);
+        assert_eq!(record.questions, None);
+        // Refused as the handler's bug (`-32603`), before the capability
+        // check (this record's client declared none: `-32021` otherwise).
+        let error = record.error.as_ref().map(|e| e.code);
+        assert_eq!(error, Some(crate::schema::codes::INTERNAL_ERROR));
+    }
 }

@@ -1,7 +1,7 @@
 use mcp_runtime::prelude::*;
 
 /// Deploys.
-#[tool(scopes = ["deploy write", ""])]
+#[tool(scopes = ["deploy write", "", "café", "deploy:write"])]
 async fn deploy() -> String {
     String::new()
 }
