@@ -44,7 +44,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Html;
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::{RedisUrlSteps, UrlStepError, UrlSteps};
+use mcp_runtime::server::url_steps::{RedisUrlSteps, UrlStepError, UrlSteps};
 use mcp_runtime::state::{InMemoryReplayGuard, RedisReplayGuard, RequestStateSigner};
 use mcp_runtime::transport::http::HttpTransport;
 use serde::{Deserialize, Serialize};

@@ -8,7 +8,8 @@
 
 use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{CallToolResult, JsonObject, McpError, Tool};
-use mcp_runtime::server::{Context, Outcome, Server, ToolHandler};
+use mcp_runtime::server::Server;
+use mcp_runtime::server::handler::{Ctx, Outcome, ToolHandler};
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
 
@@ -31,7 +32,7 @@ impl ToolHandler for Greet {
     fn call(
         &self,
         arguments: JsonObject,
-        _ctx: Context,
+        _ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             let name = arguments

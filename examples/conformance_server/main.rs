@@ -63,7 +63,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_runtime::auth::{IntrospectionVerifier, JwtVerifier, ProtectedResource};
-use mcp_runtime::server::{Outcomes, RedisTaskStore, Server, Tasks};
+use mcp_runtime::server::tasks::{RedisTaskStore, Tasks};
+use mcp_runtime::server::{OutcomeRecord, Server};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
 };
@@ -408,8 +409,8 @@ fn signer(options: &Options) -> Result<RequestStateSigner, String> {
 async fn server(options: &Options, signer: RequestStateSigner) -> Result<Server, String> {
     let mut builder = fixtures::server(signer).tasks(options.tasks.tasks()?);
     match options.max_outcome_bytes {
-        Some(0) => builder = builder.outcomes(Outcomes::off()),
-        Some(bytes) => builder = builder.outcomes(Outcomes::default().max_bytes(bytes)),
+        Some(0) => builder = builder.outcomes(OutcomeRecord::off()),
+        Some(bytes) => builder = builder.outcomes(OutcomeRecord::default().max_bytes(bytes)),
         None => {}
     }
     let builder = match &options.single_use {

@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{GetPromptResult, PromptMessage};
-use mcp_runtime::server::UrlSteps;
+use mcp_runtime::server::url_steps::UrlSteps;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::{http::HttpTransport, stdio};
 use serde::{Deserialize, Serialize};

@@ -13,7 +13,7 @@ use mcp_runtime::schema::{
     InputRequest, JsonObject, McpError, Tool,
 };
 use mcp_runtime::BoxFuture;
-use mcp_runtime::server::{Ask, Context, Incoming, Notifier, Outcome, ReceiveContext, Server, Session,
+use mcp_runtime::server::{Ask, Ctx, Incoming, Notifier, Outcome, ReceiveContext, Server, Session,
     ToolHandler, TransportKind, parse_message,
 };
 use mcp_runtime::state::{InMemoryReplayGuard, RequestStateSigner};
@@ -26,7 +26,7 @@ impl ToolHandler for Confirm {
         Tool::new("confirm", "Asks for a confirmation.")
     }
 
-    fn call(&self, _: JsonObject, ctx: Context) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+    fn call(&self, _: JsonObject, ctx: Ctx) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             if ctx.state::<String>()?.is_some() && ctx.input_response("ok").is_some() {
                 return Ok(Outcome::Complete(CallToolResult::text("done")));

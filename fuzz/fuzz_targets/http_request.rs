@@ -12,7 +12,7 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{CallToolResult, JsonObject, McpError, Tool};
-use mcp_runtime::server::{Context, Outcome, Server, ToolHandler};
+use mcp_runtime::server::{Ctx, Outcome, Server, ToolHandler};
 use mcp_runtime::transport::http::HttpTransport;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -26,7 +26,7 @@ impl ToolHandler for AnswersOk {
     fn call(
         &self,
         _: JsonObject,
-        _: Context,
+        _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async { Ok(Outcome::Complete(CallToolResult::text("ok"))) })
     }

@@ -11,12 +11,15 @@ pub use crate::schema::{
     GetPromptResult, JsonObject, McpError, Prompt, ReadResourceResult, RenderedSchema, Resource,
     ResourceTemplate, StringFormat, Tool,
 };
-pub use crate::server::{
-    CallParts, CompletionHandler, Context, FromCall, Handlers, IntoCompleteResult,
-    IntoPromptResult, IntoResourceResult, IntoToolResult, Outcome, PromptHandler, PromptSpec,
-    Register, ResourceHandler, ResourceSpec, ResourceTemplateHandler, ServerBuilder, SharedNeed,
-    TaskSupport, ToolHandler, ToolSpec,
+pub use crate::server::handler::{
+    CompletionHandler, Ctx, IntoCompleteResult, IntoPromptResult, IntoResourceResult,
+    IntoToolResult, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, TaskSupport,
+    ToolHandler,
 };
+pub use crate::server::plumbing::{
+    CallParts, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,
+};
+pub use crate::server::{Handlers, ServerBuilder};
 pub use ::core::default::Default;
 pub use ::core::option::Option;
 pub use ::core::result::Result;

@@ -9,7 +9,8 @@
 //! ```no_run
 //! use mcp_runtime::schema::{CallToolResult, Tool};
 //! use mcp_runtime::BoxFuture;
-//! use mcp_runtime::server::{Server, ToolHandler, Context, Outcome};
+//! use mcp_runtime::server::Server;
+//! use mcp_runtime::server::handler::{Ctx, Outcome, ToolHandler};
 //! use mcp_runtime::schema::{JsonObject, McpError};
 //!
 //! struct Hello;
@@ -18,7 +19,7 @@
 //!     fn descriptor(&self) -> Tool {
 //!         Tool::new("hello", "Says hello.")
 //!     }
-//!     fn call(&self, _args: JsonObject, _ctx: Context)
+//!     fn call(&self, _args: JsonObject, _ctx: Ctx)
 //!         -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
 //!         Box::pin(async { Ok(Outcome::Complete(CallToolResult::text("Hello!"))) })
 //!     }
@@ -388,10 +389,11 @@ pub use schemars;
 pub mod prelude {
     pub use crate::form::{Answer, ElicitChoice, ElicitForm, UrlConsent};
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
-    pub use crate::server::{
-        Ctx, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Server, Shared,
-        ToolError, UrlAnswer, UrlStep,
+    pub use crate::server::Server;
+    pub use crate::server::handler::{
+        Ctx, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Shared, ToolError,
     };
+    pub use crate::server::url_steps::{UrlAnswer, UrlStep};
     pub use mcp_macros::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
     pub use schemars::{self, JsonSchema};
 }

@@ -15,10 +15,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::{
-    Incoming, Notifier, ReceiveContext, Request, Response, Session, TransportKind, parse_message,
-};
+use mcp_runtime::server::legacy::Session;
 use mcp_runtime::state::{RedisReplayGuard, RequestStateSigner};
+use mcp_runtime::transport::{
+    Incoming, Notifier, ReceiveContext, Request, Response, TransportKind, parse_message,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;

@@ -8,8 +8,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::{ReceiveContext, TransportKind};
 use mcp_runtime::state::{BindingRequest, RequestStateSigner};
+use mcp_runtime::transport::{ReceiveContext, TransportKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

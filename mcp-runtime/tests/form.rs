@@ -2,7 +2,7 @@
 //! impls shaped exactly like what `#[derive(ElicitForm)]` and
 //! `#[derive(ElicitChoice)]` generate: the schema they produce (checked
 //! against the specification's JSON Schema), the checks decoding enforces,
-//! and how `Context::answer` maps each kind of response.
+//! and how `Ctx::answer` maps each kind of response.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -11,7 +11,7 @@ use mcp_runtime::form::{Answer, ChoiceOption, ElicitForm, FormError};
 use mcp_runtime::schema::{
     ClientCapabilities, ElicitRequestParams, ElicitValue, InputRequest, RequestMeta, StringFormat,
 };
-use mcp_runtime::server::Context;
+use mcp_runtime::server::handler::Ctx;
 use serde_json::{Value, json};
 
 mod support;
@@ -348,11 +348,11 @@ fn decode_everything(value: Value) -> Result<Everything, FormError> {
     Everything::from_content(&content(value))
 }
 
-fn context_with(responses: Value) -> Context {
+fn context_with(responses: Value) -> Ctx {
     let Value::Object(responses) = responses else {
         panic!("not an object");
     };
-    Context::detached(
+    Ctx::detached(
         "tools/call",
         RequestMeta::new(ClientCapabilities::default()),
     )
@@ -612,7 +612,7 @@ fn each_missing_required_field_is_refused_naming_it() {
     }
 }
 
-// --- Context::answer ------------------------------------------------------------------
+// --- Ctx::answer ------------------------------------------------------------------
 
 #[test]
 fn answer_maps_every_kind_of_response() {
@@ -670,7 +670,7 @@ fn answer_maps_every_kind_of_response() {
 
 #[test]
 fn answers_read_from_json_text_and_from_a_tree_alike() {
-    // `Context::answer` reads the text the client sent; `from_response`
+    // `Ctx::answer` reads the text the client sent; `from_response`
     // reads a tree. The same answer must come out, refusals included.
     let cases = [
         json!({"action": "accept", "content": {"ok": true, "note": "go"}}),
@@ -702,7 +702,7 @@ fn answers_read_from_json_text_and_from_a_tree_alike() {
 
 #[test]
 fn answer_without_any_responses_is_missing() {
-    let ctx = Context::detached(
+    let ctx = Ctx::detached(
         "tools/call",
         RequestMeta::new(ClientCapabilities::default()),
     );

@@ -15,11 +15,12 @@ use mcp_runtime::schema::{
     CallToolResult, GetPromptResult, InputRequest, JsonObject, McpError, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
-use mcp_runtime::server::{
-    Ask, Context, Incoming, Notifier, Outcome, PromptHandler, ReceiveContext, ResourceHandler,
-    ResourceTemplateHandler, Server, ToolHandler, TransportKind, parse_message,
+use mcp_runtime::server::Server;
+use mcp_runtime::server::handler::{
+    Ask, Ctx, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, ToolHandler,
 };
 use mcp_runtime::transport::http::HttpTransport;
+use mcp_runtime::transport::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
 use serde_json::{Value, json};
 
 mod support;
@@ -57,7 +58,7 @@ impl ToolHandler for HandTool {
     fn call(
         &self,
         _: JsonObject,
-        _: Context,
+        _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             Ok(match self.form {
@@ -84,7 +85,7 @@ impl PromptHandler for HandPrompt {
     fn get(
         &self,
         _: BTreeMap<String, String>,
-        _: Context,
+        _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>> {
         Box::pin(async { Err(McpError::internal("not called")) })
     }
@@ -97,7 +98,7 @@ impl ResourceHandler for HandResource {
         Resource::new(self.0, "a resource")
     }
 
-    fn read(&self, _: Context) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>> {
+    fn read(&self, _: Ctx) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>> {
         Box::pin(async { Err(McpError::internal("not called")) })
     }
 
@@ -117,7 +118,7 @@ impl ResourceTemplateHandler for HandTemplate {
         &self,
         _: String,
         _: BTreeMap<String, String>,
-        _: Context,
+        _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>> {
         Box::pin(async { Err(McpError::internal("not called")) })
     }

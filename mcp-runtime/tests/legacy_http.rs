@@ -17,7 +17,9 @@ use mcp_runtime::schema::{
     PromptMessage, ReadResourceResult, ResourceContents,
 };
 use mcp_runtime::schemars::JsonSchema;
-use mcp_runtime::server::{Bridge, Caller, CompletionHandler, Context, LegacyClients};
+use mcp_runtime::server::Caller;
+use mcp_runtime::server::handler::{CompletionHandler, Ctx};
+use mcp_runtime::server::legacy::{Bridge, LegacyClients};
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::http::HttpTransport;
 use serde::{Deserialize, Serialize};
@@ -230,7 +232,7 @@ impl CompletionHandler for Complete {
         _reference: CompletionReference,
         argument: CompletionArgument,
         _context: Option<CompletionContext>,
-        _ctx: Context,
+        _ctx: Ctx,
     ) -> BoxFuture<'_, Result<CompleteResult, McpError>> {
         Box::pin(async move {
             Ok(CompleteResult::new(vec![

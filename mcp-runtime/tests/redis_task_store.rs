@@ -10,7 +10,7 @@ use std::future::Future;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_runtime::schema::TaskStatus;
-use mcp_runtime::server::{
+use mcp_runtime::server::tasks::{
     DEFAULT_TASK_KEY_PREFIX, KeptState, Lease, RedisTaskStore, TaskRecord, TaskStore,
     TaskStoreError,
 };

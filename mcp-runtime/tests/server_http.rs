@@ -12,9 +12,8 @@ use mcp_runtime::schema::{
     CallToolResult, ElicitRequestParams, ElicitRequestUrlParams, GetPromptResult, InputRequest,
     JsonObject, LoggingLevel, McpError, Prompt, PromptMessage, Tool, UrlMode,
 };
-use mcp_runtime::server::{
-    Ask, Caller, Context, MethodHandler, Outcome, PromptHandler, Server, ToolHandler,
-};
+use mcp_runtime::server::handler::{Ask, Ctx, MethodHandler, Outcome, PromptHandler, ToolHandler};
+use mcp_runtime::server::{Caller, Server};
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
 
@@ -60,7 +59,7 @@ impl ToolHandler for Probe {
     fn call(
         &self,
         _arguments: JsonObject,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             match self.0 {
@@ -126,7 +125,7 @@ impl MethodHandler for Extension {
         "io.example/ask"
     }
 
-    fn handle(&self, _: JsonObject, _: Context) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
+    fn handle(&self, _: JsonObject, _: Ctx) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
         Box::pin(async { Ok(Outcome::InputRequired(Ask::retry().with_state("s"))) })
     }
 }
@@ -143,7 +142,7 @@ impl PromptHandler for NeedsArgs {
     fn get(
         &self,
         arguments: BTreeMap<String, String>,
-        _: Context,
+        _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>> {
         Box::pin(async move {
             Ok(Outcome::Complete(GetPromptResult::new(vec![
@@ -413,7 +412,7 @@ impl MethodHandler for Named {
         self.0
     }
 
-    fn handle(&self, _: JsonObject, _: Context) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
+    fn handle(&self, _: JsonObject, _: Ctx) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
         Box::pin(async { Ok(Outcome::Complete(json!({}))) })
     }
 }
@@ -429,7 +428,7 @@ impl MethodHandler for EchoParams {
     fn handle(
         &self,
         params: JsonObject,
-        _: Context,
+        _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<Value>, McpError>> {
         Box::pin(async move { Ok(Outcome::Complete(json!({"params": params}))) })
     }
@@ -437,7 +436,9 @@ impl MethodHandler for EchoParams {
 
 #[tokio::test]
 async fn an_extension_gets_its_params_whole() {
-    use mcp_runtime::server::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
+    use mcp_runtime::transport::{
+        Incoming, Notifier, ReceiveContext, TransportKind, parse_message,
+    };
     let server = Server::builder("ext", "1")
         .method(EchoParams)
         .build()

@@ -17,7 +17,8 @@ use mcp_runtime::schema::{
     ElicitRequestedSchema, GetPromptResult, InputRequest, JsonObject, McpError,
     PrimitiveSchemaDefinition, Prompt, PromptArgument, PromptMessage, Tool,
 };
-use mcp_runtime::server::{Ask, Context, Outcome, Outcomes, PromptHandler, Server, ToolHandler};
+use mcp_runtime::server::handler::{Ask, Ctx, Outcome, PromptHandler, ToolHandler};
+use mcp_runtime::server::{OutcomeRecord, Server};
 use mcp_runtime::state::{
     Binding, InMemoryReplayGuard, ManualClock, RequestStateSigner, SigningKey,
 };
@@ -114,7 +115,7 @@ fn confirm_request(target: &str) -> InputRequest {
 }
 
 /// True when the newest round answered `confirm` with an accepted `ok: true`.
-fn confirmed(ctx: &Context) -> bool {
+fn confirmed(ctx: &Ctx) -> bool {
     ctx.input_response("confirm").is_some_and(|answer| {
         answer["action"] == "accept" && answer["content"]["ok"] == Value::Bool(true)
     })
@@ -143,7 +144,7 @@ impl ToolHandler for Deploy {
     fn call(
         &self,
         arguments: JsonObject,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             self.runs.fetch_add(1, Ordering::SeqCst);
@@ -180,7 +181,7 @@ impl PromptHandler for DeployPrompt {
     fn get(
         &self,
         arguments: BTreeMap<String, String>,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>> {
         Box::pin(async move {
             self.runs.fetch_add(1, Ordering::SeqCst);
@@ -213,7 +214,7 @@ impl ToolHandler for RawState {
     fn call(
         &self,
         _: JsonObject,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             Ok(match ctx.request_state() {
@@ -249,7 +250,7 @@ impl ToolHandler for Forger {
     fn call(
         &self,
         _: JsonObject,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             let state = match &self.forgery {
@@ -304,14 +305,14 @@ impl Fixture {
         signer: RequestStateSigner,
         guard: Option<InMemoryReplayGuard>,
     ) -> Server {
-        self.server_with(signer, guard, Outcomes::default())
+        self.server_with(signer, guard, OutcomeRecord::default())
     }
 
     fn server_with(
         &self,
         signer: RequestStateSigner,
         guard: Option<InMemoryReplayGuard>,
-        outcomes: Outcomes,
+        outcomes: OutcomeRecord,
     ) -> Server {
         let mut builder = Server::builder("state-e2e", "1.0.0")
             .request_state_signer(signer)
@@ -811,7 +812,7 @@ async fn with_the_outcome_record_off_a_second_use_is_refused() {
         let clock = ManualClock::at(1_000_000);
         let fixture = Fixture::new(&kind.label("replay-off"));
         let guard = InMemoryReplayGuard::with_clock(clock.clone());
-        let server = fixture.server_with(signer_on(8, &clock), Some(guard), Outcomes::off());
+        let server = fixture.server_with(signer_on(8, &clock), Some(guard), OutcomeRecord::off());
         let mut client = Client::connect(kind, server).await;
         let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
         deployed_tool(

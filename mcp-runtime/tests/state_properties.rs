@@ -9,11 +9,12 @@ use std::sync::Arc;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_runtime::schema::JsonObject;
-use mcp_runtime::server::{Caller, ReceiveContext, TransportKind};
+use mcp_runtime::server::Caller;
 use mcp_runtime::state::{
     Binding, BindingRequest, InMemoryReplayGuard, MAX_STATE_BYTES, ManualClock, ReplayError,
     ReplayGuard, RequestStateSigner, SigningKey, StateError, arguments_digest,
 };
+use mcp_runtime::transport::{ReceiveContext, TransportKind};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;

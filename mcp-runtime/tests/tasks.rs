@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::{Caller, Tasks};
+use mcp_runtime::server::Caller;
+use mcp_runtime::server::tasks::Tasks;
 use mcp_runtime::transport::http::HttpTransport;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -9,7 +9,7 @@
 mod support;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::{InMemoryUrlSteps, UrlStepError, UrlSteps};
+use mcp_runtime::server::url_steps::{InMemoryUrlSteps, UrlStepError, UrlSteps};
 use mcp_runtime::state::{ManualClock, RequestStateSigner};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -156,7 +156,7 @@ mod redis_server;
 #[cfg(feature = "redis")]
 #[tokio::test]
 async fn with_redis_the_step_is_completed_through_another_instance() {
-    use mcp_runtime::server::RedisUrlSteps;
+    use mcp_runtime::server::url_steps::RedisUrlSteps;
     let redis = redis_server::Redis::start();
     let on =
         |prefix: &str| UrlSteps::new(RedisUrlSteps::new(&redis.url()).unwrap().key_prefix(prefix));
@@ -395,7 +395,7 @@ async fn a_2026_client_is_asked_without_an_elicitation_id() {
 #[cfg(feature = "redis")]
 #[tokio::test]
 async fn with_redis_a_2025_client_hears_a_step_completed_on_another_instance() {
-    use mcp_runtime::server::RedisUrlSteps;
+    use mcp_runtime::server::url_steps::RedisUrlSteps;
     let redis = redis_server::Redis::start();
     let on = || {
         UrlSteps::new(

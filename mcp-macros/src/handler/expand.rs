@@ -47,7 +47,7 @@ impl Param {
             Self::Object => quote!(_mcp::JsonObject),
             Self::Strings => quote!(_mcp::BTreeMap<_mcp::String, _mcp::String>),
             Self::Uri => quote!(_mcp::String),
-            Self::Context => quote!(_mcp::Context),
+            Self::Context => quote!(_mcp::Ctx),
             Self::Reference => quote!(_mcp::CompletionReference),
             Self::Argument => quote!(_mcp::CompletionArgument),
             Self::CompletionContext => quote!(_mcp::Option<_mcp::CompletionContext>),

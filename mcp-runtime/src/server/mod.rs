@@ -14,7 +14,7 @@
 //! - `tasks`: the tasks extension;
 //! - `round`: a handler run round by round, its outcome finished, and a
 //!   2025-era client's rounds bridged in process;
-//! - `handler`: the handler API ([`Context`], [`Reply`], [`Ask`], the
+//! - `handler`: the handler API ([`Ctx`], [`Reply`], [`Ask`], the
 //!   handler traits) and the catalog of a server's handlers;
 //! - `legacy`: the 2025 era (sessions, `initialize`, the bridge's
 //!   questions, the 2025 shape of results);
@@ -26,43 +26,68 @@
 mod builder;
 mod dispatch;
 mod gate;
-mod handler;
-mod legacy;
+pub mod handler;
+pub mod legacy;
 mod methods;
 mod notify;
 mod round;
 mod subscriptions;
-mod tasks;
-mod url_steps;
+pub mod tasks;
+pub mod url_steps;
 
+// Building and running a server.
 pub use crate::auth::Caller;
+pub use builder::{BuildError, Handlers, ServerBuilder};
+pub use dispatch::Server;
+pub use gate::OutcomeRecord;
+pub use notify::{Change, ChangeNotifier};
+
+// What a transport hands the server and gets back; `crate::transport`
+// is their documented home, for those who write one.
+#[doc(hidden)]
 pub use crate::receive_context::{HttpRequestHeaders, ReceiveContext, TransportKind};
-pub use builder::{BuildError, Handlers, Register, ServerBuilder};
-pub use dispatch::{Incoming, Request, Response, Server, parse_message};
-pub use gate::{DEFAULT_DUPLICATE_WAIT, DEFAULT_MAX_OUTCOME_BYTES, Outcomes};
-pub use handler::{
-    Ask, CallParts, CompletionHandler, Context, Ctx, FromCall, IntoCompleteResult,
-    IntoPromptResult, IntoResourceResult, IntoToolResult, Json, MethodHandler, Outcome,
-    PromptError, PromptHandler, PromptSpec, Reply, ResourceBody, ResourceError, ResourceHandler,
-    ResourceSpec, ResourceTemplateHandler, Resume, SchemaFn, Shared, SharedNeed, TaskSupport,
-    ToolError, ToolHandler, ToolSpec, UriTemplate,
-};
-pub use legacy::{
-    Bridge, ClientResponse, DEFAULT_BRIDGE_ROUND_TIMEOUT, DEFAULT_BRIDGE_ROUNDS, LegacyClients,
-    MAX_SUBSCRIPTIONS, Session, UnknownResponse,
-};
-pub use notify::{Change, ChangeNotifier, Notifier, StreamClose};
-pub use tasks::{
-    DEFAULT_CANCEL_GRACE, DEFAULT_CREATION_WINDOW, DEFAULT_LEASE, DEFAULT_MAX_LIVE_PER_CALLER,
-    DEFAULT_MAX_RUNNING, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_CAPACITY, DEFAULT_TASK_TTL,
-    InMemoryTaskStore, KeptState, Lease, MAX_WATCHED_TASKS, TaskRecord, TaskStore, TaskStoreError,
-    Tasks,
+#[doc(hidden)]
+pub use dispatch::{Incoming, Request, Response, parse_message};
+#[doc(hidden)]
+pub use notify::{Notifier, StreamClose};
+
+/// The macros' plumbing, named only by `mcp_runtime::__private`.
+pub(crate) mod plumbing {
+    pub use super::builder::Register;
+    pub use super::handler::plumbing::*;
+}
+
+/// The paths these items had before the API was grouped by audience, kept
+/// compiling for one release; each has one documented home now.
+#[doc(hidden)]
+#[allow(deprecated)]
+pub use self::{
+    gate::{DEFAULT_DUPLICATE_WAIT, DEFAULT_MAX_OUTCOME_BYTES, Outcomes},
+    handler::{
+        Ask, CompletionHandler, Context, Ctx, IntoCompleteResult, IntoPromptResult,
+        IntoResourceResult, IntoToolResult, Json, MethodHandler, Outcome, PromptError,
+        PromptHandler, Reply, ResourceBody, ResourceError, ResourceHandler,
+        ResourceTemplateHandler, Resume, Shared, TaskSupport, ToolError, ToolHandler,
+    },
+    legacy::{
+        Bridge, ClientResponse, DEFAULT_BRIDGE_ROUND_TIMEOUT, DEFAULT_BRIDGE_ROUNDS, LegacyClients,
+        MAX_SUBSCRIPTIONS, Session, UnknownResponse,
+    },
+    plumbing::*,
+    tasks::{
+        DEFAULT_CANCEL_GRACE, DEFAULT_CREATION_WINDOW, DEFAULT_LEASE, DEFAULT_MAX_LIVE_PER_CALLER,
+        DEFAULT_MAX_RUNNING, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_CAPACITY, DEFAULT_TASK_TTL,
+        InMemoryTaskStore, KeptState, Lease, MAX_WATCHED_TASKS, TaskRecord, TaskStore,
+        TaskStoreError, Tasks,
+    },
+    url_steps::{
+        DEFAULT_URL_STEP_CAPACITY, DEFAULT_URL_STEP_TTL, InMemoryUrlSteps, UrlAnswer, UrlStep,
+        UrlStepError, UrlStepStatus, UrlStepStore, UrlSteps,
+    },
 };
 #[cfg(feature = "redis")]
-pub use tasks::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore};
-pub use url_steps::{
-    DEFAULT_URL_STEP_CAPACITY, DEFAULT_URL_STEP_TTL, InMemoryUrlSteps, UrlAnswer, UrlStep,
-    UrlStepError, UrlStepStatus, UrlStepStore, UrlSteps,
+#[doc(hidden)]
+pub use self::{
+    tasks::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore},
+    url_steps::{DEFAULT_URL_STEP_KEY_PREFIX, RedisUrlSteps},
 };
-#[cfg(feature = "redis")]
-pub use url_steps::{DEFAULT_URL_STEP_KEY_PREFIX, RedisUrlSteps};

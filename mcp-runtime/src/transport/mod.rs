@@ -1,9 +1,12 @@
 //! Transports: newline-delimited JSON over stdio, and streamable HTTP.
 //!
-//! A transport reads bytes, turns them into one JSON-RPC message and a
-//! [`ReceiveContext`](crate::server::ReceiveContext), hands the message to
-//! the [`Server`](crate::server::Server), and writes back what it returns.
-//! No transport knows about handlers.
+//! A transport reads bytes, turns them into one JSON-RPC message
+//! ([`parse_message`]) and a [`ReceiveContext`], hands the message to the
+//! [`Server`](crate::server::Server), and writes back the [`Response`] it
+//! returns; what the server sends outside a response leaves through a
+//! [`Notifier`]. No transport knows about handlers. The items below are
+//! what writing a transport of your own takes; [`stdio`] and [`http`] are
+//! the two shipped.
 //!
 //! What a message means for a 2025-era session is written once, in the
 //! crate's session driver (`session.rs`), which both transports use: a
@@ -18,3 +21,6 @@
 pub mod http;
 mod session;
 pub mod stdio;
+
+pub use crate::receive_context::{HttpRequestHeaders, ReceiveContext, TransportKind};
+pub use crate::server::{Incoming, Notifier, Request, Response, StreamClose, parse_message};

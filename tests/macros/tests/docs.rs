@@ -3,7 +3,7 @@
 //! read at compile time.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::ToolHandler;
+use mcp_runtime::server::handler::ToolHandler;
 
 /// Lists what it does:
 ///

@@ -29,7 +29,7 @@ type Text = ::std::string::String;
 
 /// Echoes its text.
 #[tool(read_only)]
-async fn echo(args: Map<Text, Text>, _ctx: mcp_runtime::server::Ctx) -> Text {
+async fn echo(args: Map<Text, Text>, _ctx: mcp_runtime::server::handler::Ctx) -> Text {
     args.get("text").cloned().unwrap_or_default()
 }
 
@@ -37,11 +37,11 @@ async fn echo(args: Map<Text, Text>, _ctx: mcp_runtime::server::Ctx) -> Text {
 #[tool]
 async fn echo_or_fail(
     args: Map<Text, Text>,
-) -> ::core::result::Result<Text, mcp_runtime::server::ToolError> {
+) -> ::core::result::Result<Text, mcp_runtime::server::handler::ToolError> {
     match args.get("text") {
         ::core::option::Option::Some(text) => ::core::result::Result::Ok(text.clone()),
         ::core::option::Option::None => {
-            ::core::result::Result::Err(mcp_runtime::server::ToolError::new("no text"))
+            ::core::result::Result::Err(mcp_runtime::server::handler::ToolError::new("no text"))
         }
     }
 }
@@ -208,7 +208,8 @@ fn shadowed_prelude_names_compile_and_register() {
 
 #[test]
 fn crate_override_is_used() {
-    use mcp_runtime::server::{Server, ToolHandler};
+    use mcp_runtime::server::Server;
+    use mcp_runtime::server::handler::ToolHandler;
 
     let server = Server::builder("aliased", "1")
         .tool(aliased::echo {})

@@ -27,7 +27,8 @@ pub async fn greet(args: GreetArgs) -> String {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-    use mcp_runtime::server::{Server, ToolHandler};
+    use mcp_runtime::server::Server;
+    use mcp_runtime::server::handler::ToolHandler;
 
     #[test]
     fn the_derived_schema_reaches_the_descriptor() {

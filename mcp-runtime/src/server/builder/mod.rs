@@ -17,10 +17,11 @@ use serde_json::Value;
 
 use crate::schema::{CacheHint, Implementation, JsonObject, meta_keys};
 use crate::server::dispatch::{Registry, Server, is_reserved};
-use crate::server::gate::{Outcomes, StateGate};
+use crate::server::gate::{OutcomeRecord, StateGate};
+use crate::server::handler::plumbing::SharedNeed;
 use crate::server::handler::{
     Catalog, CompletionHandler, MethodHandler, PromptHandler, ResourceHandler,
-    ResourceTemplateHandler, Services, SharedNeed, SharedValues, Table, TemplateEntry, ToolHandler,
+    ResourceTemplateHandler, Services, SharedValues, Table, TemplateEntry, ToolHandler,
     UriTemplate,
 };
 use crate::server::legacy::{Bridge, LegacyClients};
@@ -79,7 +80,7 @@ pub struct ServerBuilder {
     methods: Vec<Arc<dyn MethodHandler>>,
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
-    outcomes: Outcomes,
+    outcomes: OutcomeRecord,
     url_steps: Option<UrlSteps>,
     shared: SharedValues,
     legacy: LegacyClients,
@@ -102,7 +103,7 @@ impl ServerBuilder {
             methods: Vec::new(),
             signer: None,
             replay_guard: None,
-            outcomes: Outcomes::default(),
+            outcomes: OutcomeRecord::default(),
             url_steps: None,
             shared: Default::default(),
             legacy: LegacyClients::default(),
@@ -221,22 +222,22 @@ impl ServerBuilder {
     }
 
     /// How the answer of the round that consumed a state is kept for its
-    /// duplicates, with a replay guard ([`Outcomes::default`]: on, answers
-    /// up to 64 KiB; [`Outcomes::off`] refuses every duplicate). A retry
+    /// duplicates, with a replay guard ([`OutcomeRecord::default`]: on, answers
+    /// up to 64 KiB; [`OutcomeRecord::off`] refuses every duplicate). A retry
     /// whose answer was lost gets the recorded answer again without the
     /// handler running twice; a retry with other `inputResponses` gets
     /// the fixed `-32602`.
     ///
-    /// [`Outcomes`]: Outcomes
-    /// [`Outcomes::default`]: Outcomes::default
-    /// [`Outcomes::off`]: Outcomes::off
-    pub fn outcomes(mut self, outcomes: Outcomes) -> Self {
+    /// [`OutcomeRecord`]: OutcomeRecord
+    /// [`OutcomeRecord::default`]: OutcomeRecord::default
+    /// [`OutcomeRecord::off`]: OutcomeRecord::off
+    pub fn outcomes(mut self, outcomes: OutcomeRecord) -> Self {
         self.outcomes = outcomes;
         self
     }
 
     /// Tracks the URL-mode steps handlers open with
-    /// [`Context::open_url_step`](super::Context::open_url_step), so that a
+    /// [`Ctx::open_url_step`](super::Ctx::open_url_step), so that a
     /// retry accepts a step only once the application marked it complete
     /// ([`UrlSteps::complete`](UrlSteps::complete)). Keep a clone of
     /// `steps` (or use [`Server::url_steps`](super::Server::url_steps)) for

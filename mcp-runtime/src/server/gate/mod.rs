@@ -21,7 +21,8 @@ mod outcomes;
 mod verified;
 
 pub(crate) use outcomes::Ticket;
-pub use outcomes::{DEFAULT_DUPLICATE_WAIT, DEFAULT_MAX_OUTCOME_BYTES, Outcomes};
+#[allow(deprecated)]
+pub use outcomes::{DEFAULT_DUPLICATE_WAIT, DEFAULT_MAX_OUTCOME_BYTES, OutcomeRecord, Outcomes};
 pub(crate) use verified::{NextState, Sealed, Verified};
 
 use std::sync::Arc;
@@ -41,7 +42,7 @@ use crate::state::{
 pub(crate) struct StateGate {
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
-    outcomes: Outcomes,
+    outcomes: OutcomeRecord,
 }
 
 /// What the gate decided for a round whose answer may be recorded.
@@ -67,7 +68,7 @@ impl StateGate {
     pub(crate) fn new(
         signer: Option<RequestStateSigner>,
         replay_guard: Option<Arc<dyn ReplayGuard>>,
-        outcomes: Outcomes,
+        outcomes: OutcomeRecord,
     ) -> Self {
         Self {
             signer,
@@ -91,9 +92,9 @@ impl StateGate {
     /// `state` under that binding, claiming it with the replay guard. Any
     /// failure is the fixed `-32602`; the reason goes to the log only.
     /// Without a signer on the server nothing is verified: the echoed
-    /// state reaches the handler raw ([`Context::request_state`]).
+    /// state reaches the handler raw ([`Ctx::request_state`]).
     ///
-    /// [`Context::request_state`]: crate::server::Context::request_state
+    /// [`Ctx::request_state`]: crate::server::Ctx::request_state
     pub(crate) async fn open(
         &self,
         request: BindingRequest<'_>,

@@ -30,12 +30,19 @@ pub const DEFAULT_DUPLICATE_WAIT: Duration = Duration::from_secs(30);
 /// [`max_bytes`](Self::max_bytes) is not recorded (a duplicate is then
 /// refused, and the log says why).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Outcomes {
+pub struct OutcomeRecord {
     max_bytes: usize,
     duplicate_wait: Duration,
 }
 
-impl Default for Outcomes {
+/// The former name of [`OutcomeRecord`].
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `OutcomeRecord`: `Outcome` is a handler's result"
+)]
+pub type Outcomes = OutcomeRecord;
+
+impl Default for OutcomeRecord {
     fn default() -> Self {
         Self {
             max_bytes: DEFAULT_MAX_OUTCOME_BYTES,
@@ -44,7 +51,7 @@ impl Default for Outcomes {
     }
 }
 
-impl Outcomes {
+impl OutcomeRecord {
     /// No outcome is recorded: every later use of a state is refused.
     pub fn off() -> Self {
         Self {
@@ -98,7 +105,7 @@ impl Ticket {
         guard: Arc<dyn ReplayGuard>,
         fingerprint: [u8; 32],
         expires_at: u64,
-        outcomes: &Outcomes,
+        outcomes: &OutcomeRecord,
         method: &str,
         target: &str,
     ) -> Self {

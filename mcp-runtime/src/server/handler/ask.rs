@@ -14,11 +14,11 @@ use crate::server::gate::NextState;
 /// (caller, method, target, arguments) and sends the token as
 /// `requestState`. On the retry it is verified under the same binding
 /// before the handler runs, and reaches it as [`Resume<S>`](super::Resume)
-/// or [`Context::state`](super::Context::state).
+/// or [`Ctx::state`](super::Ctx::state).
 ///
 /// ```
 /// use mcp_runtime::schema::InputRequest;
-/// use mcp_runtime::server::Ask;
+/// use mcp_runtime::server::handler::Ask;
 ///
 /// #[derive(serde::Serialize)]
 /// enum Step { AwaitingLogin }
@@ -30,7 +30,7 @@ use crate::server::gate::NextState;
 /// ```
 ///
 /// A hand-written handler may also mint the token itself
-/// ([`Context::mint_state`](super::Context::mint_state)) and pass it with
+/// ([`Ctx::mint_state`](super::Ctx::mint_state)) and pass it with
 /// [`Ask::with_state`]; dispatch then checks that it verifies under this
 /// request's binding (`-32603` otherwise). On a server without a signer,
 /// `with_state` passes any opaque string through unchecked.
@@ -89,14 +89,14 @@ impl Ask {
     }
 
     /// Sets the resume state as raw bytes (signed by the runtime, handed
-    /// back by [`Context::state_payload`](super::Context::state_payload)).
+    /// back by [`Ctx::state_payload`](super::Ctx::state_payload)).
     pub fn resume_payload(mut self, payload: impl Into<Vec<u8>>) -> Self {
         self.state = NextState::Resume(payload.into());
         self
     }
 
     /// Sets `requestState` to a token the handler minted itself with
-    /// [`Context::mint_state`](super::Context::mint_state). The runtime
+    /// [`Ctx::mint_state`](super::Ctx::mint_state). The runtime
     /// checks it verifies under this request's binding.
     pub fn with_state(mut self, token: impl Into<String>) -> Self {
         self.state = NextState::Token(token.into());

@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{CallParts, FromCall};
+use super::plumbing::{CallParts, FromCall};
 use crate::schema::{
     CompleteResult, CompletionArgument, CompletionContext, CompletionReference, JsonObject,
     McpError,
@@ -18,7 +18,7 @@ impl CallParts {
         reference: CompletionReference,
         argument: CompletionArgument,
         context: Option<CompletionContext>,
-        ctx: super::Context,
+        ctx: super::Ctx,
     ) -> Self {
         let mut parts = JsonObject::new();
         let mut put = |key: &str, value: Result<Value, serde_json::Error>| {

@@ -24,11 +24,11 @@ use crate::state::RequestStateSigner;
 /// Cloning is cheap: the request's data is shared, and copied only if a
 /// clone is changed (which the runtime does only before the handler runs).
 #[derive(Debug, Clone)]
-pub struct Context {
+pub struct Ctx {
     data: Arc<RequestData>,
 }
 
-impl Context {
+impl Ctx {
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
         self.data.request_id()
@@ -72,7 +72,7 @@ impl Context {
     /// ```
     /// use mcp_runtime::form::{Answer, ElicitForm, FieldOptions, FormDecoder, FormError, FormSchema};
     /// use mcp_runtime::schema::{CallToolResult, RenderedSchema};
-    /// use mcp_runtime::server::{Ask, Context, Outcome};
+    /// use mcp_runtime::server::handler::{Ask, Ctx, Outcome};
     /// use std::sync::OnceLock;
     ///
     /// // What `#[derive(ElicitForm)]` writes for `struct Confirm { ok: bool }`.
@@ -89,7 +89,7 @@ impl Context {
     ///     }
     /// }
     ///
-    /// fn deploy(ctx: &Context) -> Outcome<CallToolResult> {
+    /// fn deploy(ctx: &Ctx) -> Outcome<CallToolResult> {
     ///     match ctx.answer::<Confirm>("confirm") {
     ///         Answer::Accept(Confirm { ok: true }) => Outcome::Complete(CallToolResult::text("Deployed.")),
     ///         Answer::Accept(_) | Answer::Decline | Answer::Cancel => {

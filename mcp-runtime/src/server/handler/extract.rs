@@ -7,14 +7,14 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::Context;
+use super::Ctx;
 use crate::schema::{JsonObject, McpError};
 
 /// The parts of a call the parameters are drawn from.
 #[derive(Debug)]
 pub struct CallParts {
     arguments: Arguments,
-    ctx: Context,
+    ctx: Ctx,
 }
 
 /// A call's arguments: a JSON object (tools), or strings (prompt arguments
@@ -28,7 +28,7 @@ enum Arguments {
 impl CallParts {
     /// The parts of one call: its arguments (for a prompt or a resource
     /// template, its string arguments or variables) and its context.
-    pub fn new(arguments: JsonObject, ctx: Context) -> Self {
+    pub fn new(arguments: JsonObject, ctx: Ctx) -> Self {
         Self {
             arguments: Arguments::Json(arguments),
             ctx,
@@ -46,10 +46,7 @@ impl CallParts {
     /// The parts of a prompt call or a resource-template read, whose
     /// arguments (variables) are strings. A field of another type than
     /// `String` (`id: u32`, `verbose: bool`) is parsed from its string.
-    pub fn from_strings(
-        arguments: std::collections::BTreeMap<String, String>,
-        ctx: Context,
-    ) -> Self {
+    pub fn from_strings(arguments: std::collections::BTreeMap<String, String>, ctx: Ctx) -> Self {
         Self {
             arguments: Arguments::Strings(arguments),
             ctx,
@@ -57,7 +54,7 @@ impl CallParts {
     }
 
     /// The request context.
-    pub fn ctx(&self) -> &Context {
+    pub fn ctx(&self) -> &Ctx {
         &self.ctx
     }
 }
@@ -198,10 +195,11 @@ impl<'de> serde::Deserializer<'de> for StrArg<'de> {
     }
 }
 
-/// The request context, as a handler parameter.
-pub type Ctx = Context;
+/// The former name of [`Ctx`].
+#[deprecated(since = "0.1.0", note = "one name per type: use `Ctx`")]
+pub type Context = Ctx;
 
-impl FromCall for Context {
+impl FromCall for Ctx {
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {
         Ok(parts.ctx.clone())
     }
@@ -339,7 +337,7 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        let ctx = Context::detached(
+        let ctx = Ctx::detached(
             "prompts/get",
             RequestMeta::new(ClientCapabilities::default()),
         );

@@ -1,9 +1,12 @@
-//! The handler API: what a handler is ([`ToolHandler`] and its kin, which
-//! the macros implement), what it receives ([`Context`], and the
+//! The handler API, for handlers written by hand and for what the macros'
+//! handlers take and return (the prelude re-exports the everyday part).
+//!
+//! In the source: what a handler is ([`ToolHandler`] and its kin, which
+//! the macros implement), what it receives ([`Ctx`], and the
 //! parameters it takes, `extract.rs`), what it returns ([`Reply`],
 //! [`Ask`], `refusal.rs`, `resource_body.rs`), the answers it reads
 //! (`answers.rs`), the descriptors the macros build (`spec.rs`), and the
-//! [`catalog`] of a built server's handlers.
+//! catalog (`catalog.rs`) of a built server's handlers.
 //!
 //! It uses `gate` (the verified state a context carries), `legacy` (the
 //! session a 2025-era request came in), `notify` and `url_steps`; the
@@ -27,15 +30,23 @@ pub(crate) use answers::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundAns
 pub use ask::Ask;
 pub(crate) use catalog::{Asked, Catalog, Offer, SharedValues, Table, TemplateEntry};
 pub use completion::IntoCompleteResult;
-pub use context::Context;
-pub use extract::{CallParts, Ctx, FromCall, Resume, Shared, SharedNeed};
+pub use context::Ctx;
+#[allow(deprecated)]
+pub use extract::Context;
+pub use extract::{Resume, Shared};
 pub use refusal::{PromptError, ResourceError};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
 pub(crate) use request::{RequestData, Services, TaskLink};
 pub use resource_body::ResourceBody;
-pub use spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
 pub use traits::{
     CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,
     ResourceTemplateHandler, TaskSupport, ToolHandler,
 };
-pub use uri_template::UriTemplate;
+pub(crate) use uri_template::UriTemplate;
+
+/// What the macros' expansions name, reached only through the hidden
+/// `mcp_runtime::__private`.
+pub(crate) mod plumbing {
+    pub use super::extract::{CallParts, FromCall, SharedNeed};
+    pub use super::spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
+}

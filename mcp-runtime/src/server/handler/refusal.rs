@@ -97,7 +97,7 @@ impl<T: IntoPromptResult> IntoPromptResult for Result<T, PromptError> {
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::server::ResourceBody;
+/// use mcp_runtime::server::handler::ResourceBody;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, JsonSchema)]

@@ -18,7 +18,7 @@ use crate::schema::{
 /// `ReadResourceResult` for resources).
 ///
 /// ```
-/// use mcp_runtime::server::Reply;
+/// use mcp_runtime::server::handler::Reply;
 /// use mcp_runtime::schema::InputRequest;
 ///
 /// #[derive(serde::Serialize)]

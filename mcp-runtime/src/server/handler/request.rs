@@ -1,8 +1,8 @@
-//! The data of one request, behind its handler's [`Context`]: set by the
+//! The data of one request, behind its handler's [`Ctx`]: set by the
 //! request path through the methods here, the resume state only as the
 //! state gate's [`Verified`].
 //!
-//! [`Context`]: super::Context
+//! [`Ctx`]: super::Ctx
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -19,7 +19,7 @@ use crate::schema::{
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
-/// use mcp_runtime::server::ResourceBody;
+/// use mcp_runtime::server::handler::ResourceBody;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize, JsonSchema)]
@@ -83,7 +83,7 @@ impl ResourceBody {
     ///
     /// ```
     /// use mcp_runtime::schema::ResourceContents;
-    /// use mcp_runtime::server::ResourceBody;
+    /// use mcp_runtime::server::handler::ResourceBody;
     ///
     /// let contents = ResourceBody::text("hi").into_contents("notes://1", Some("text/plain"));
     /// assert_eq!(contents, ResourceContents::text("notes://1", "text/plain", "hi"));
@@ -133,7 +133,7 @@ impl<S> Reply<S, ResourceBody> {
     ///
     /// ```
     /// use mcp_runtime::prelude::*;
-    /// use mcp_runtime::server::ResourceBody;
+    /// use mcp_runtime::server::handler::ResourceBody;
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(ElicitForm)]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::ask::Ask;
-use super::context::Context;
+use super::context::Ctx;
 use super::extract::SharedNeed;
 use crate::BoxFuture;
 use crate::schema::{
@@ -52,7 +52,7 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn call(
         &self,
         arguments: JsonObject,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>>;
 
     /// Whether the tool may or must run as a task for a request that
@@ -93,7 +93,7 @@ pub trait PromptHandler: Send + Sync + 'static {
     fn get(
         &self,
         arguments: BTreeMap<String, String>,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>>;
 
     /// The values its `Shared<T>` parameters need from
@@ -123,7 +123,7 @@ pub trait ResourceHandler: Send + Sync + 'static {
     fn descriptor(&self) -> Resource;
 
     /// Reads the resource.
-    fn read(&self, ctx: Context) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>>;
+    fn read(&self, ctx: Ctx) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>>;
 
     /// The values its `Shared<T>` parameters need from
     /// `ServerBuilder::share`, checked when the server is built. The macros
@@ -157,7 +157,7 @@ pub trait ResourceTemplateHandler: Send + Sync + 'static {
         &self,
         uri: String,
         variables: BTreeMap<String, String>,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>>;
 
     /// The values its `Shared<T>` parameters need from
@@ -185,7 +185,7 @@ pub trait CompletionHandler: Send + Sync + 'static {
         reference: CompletionReference,
         argument: CompletionArgument,
         context: Option<CompletionContext>,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<CompleteResult, McpError>>;
 
     /// The values its `Shared<T>` parameters need from
@@ -209,7 +209,7 @@ pub trait MethodHandler: Send + Sync + 'static {
     fn handle(
         &self,
         params: JsonObject,
-        ctx: Context,
+        ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<Value>, McpError>>;
 }
 

@@ -9,7 +9,7 @@ use crate::rules::TemplatePart;
 /// A variable matches one or more characters up to the next literal of the
 /// template, and never a `/` (level 1 simple expansion of a path segment).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UriTemplate {
+pub(crate) struct UriTemplate {
     parts: Vec<Part>,
 }
 
@@ -23,7 +23,7 @@ impl UriTemplate {
     /// Parses `template`; `None` when it breaks the rule the macros check
     /// too (`crate::rules`): unbalanced braces, an unnamed variable, two
     /// variables side by side (which would be ambiguous).
-    pub fn parse(template: &str) -> Option<Self> {
+    pub(crate) fn parse(template: &str) -> Option<Self> {
         let parts = crate::rules::template_parts(template)?
             .into_iter()
             .map(|part| match part {
@@ -35,7 +35,7 @@ impl UriTemplate {
     }
 
     /// The variables of `uri` if it matches, by name.
-    pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+    pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         let mut variables = BTreeMap::new();
         let mut rest = uri;
         let mut parts = self.parts.iter().peekable();

@@ -1,4 +1,9 @@
-//! The 2025 era beside 2026-07-28, in one room: how the server treats
+//! The 2025 era: how a server treats clients that open with `initialize`
+//! ([`LegacyClients`], [`Bridge`], set on the
+//! [`ServerBuilder`](super::ServerBuilder)), and the [`Session`] a
+//! transport keeps for each.
+//!
+//! In the source, the 2025 era beside 2026-07-28 is in one room: how the server treats
 //! 2025-era clients ([`LegacyClients`], [`Bridge`]); their sessions
 //! ([`Session`], `session.rs`); `initialize` and the methods 2026-07-28
 //! removed (`ping`, `logging/setLevel`, `resources/subscribe`,
@@ -8,7 +13,7 @@
 //!
 //! Which era a request belongs to is decided in one place, the dispatch
 //! room; the round loop (`round`) hands a 2025-era client's asks to
-//! [`bridge::ask_round`] and runs the next round in process. This room uses
+//! `bridge.rs` (`ask_round`) and runs the next round in process. This room uses
 //! `notify` and `url_steps` only: it knows nothing of handlers.
 
 mod bridge;

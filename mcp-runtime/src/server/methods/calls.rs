@@ -13,7 +13,7 @@ use super::headers;
 use crate::receive_context::ReceiveContext;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::schema::{CompleteRequestParams, JsonObject, McpError};
-use crate::server::handler::{Context, MethodHandler, Outcome, TaskSupport};
+use crate::server::handler::{Ctx, MethodHandler, Outcome, TaskSupport};
 use crate::server::round::{Call, Core, Shape, rounds};
 use crate::server::tasks::{self, TaskEngine};
 use crate::state::BindingRequest;
@@ -217,7 +217,7 @@ pub(crate) async fn complete(core: &Core, call: Call) -> Result<String, McpError
             params.reference,
             params.argument,
             params.context,
-            Context::from_data(call.data),
+            Ctx::from_data(call.data),
         )
         .await?;
     core.finisher.result(shape, result)
@@ -239,7 +239,7 @@ pub(crate) async fn extension(
     round_trip.restore(&mut params);
     let method = data.method().to_owned();
     let shape = Shape::of(data.is_legacy());
-    match handler.handle(params, Context::from_data(data)).await? {
+    match handler.handle(params, Ctx::from_data(data)).await? {
         Outcome::Complete(value) => core.finisher.extension(shape, value),
         Outcome::InputRequired(_) => Err(McpError::internal(format!(
             "the handler of {method} returned an input_required result, \

@@ -19,7 +19,7 @@ pub enum Change {
 
 /// Announces changes to every open `subscriptions/listen` stream that asked
 /// for them. Cheap to clone; get one from `Server::changes` or
-/// `Context::changes`.
+/// `Ctx::changes`.
 #[derive(Debug, Clone)]
 pub struct ChangeNotifier {
     tx: broadcast::Sender<Change>,

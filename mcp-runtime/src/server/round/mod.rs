@@ -21,7 +21,7 @@ use crate::BoxFuture;
 use crate::logged::Wire;
 use crate::schema::McpError;
 use crate::server::gate::{self, NextState, Opened, StateGate};
-use crate::server::handler::{Ask, Catalog, Context, Outcome, RequestData, RoundAnswers};
+use crate::server::handler::{Ask, Catalog, Ctx, Outcome, RequestData, RoundAnswers};
 use crate::server::legacy::{self, Bridge, Bridged};
 use crate::state::BindingRequest;
 
@@ -45,7 +45,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     core: &Arc<Core>,
     binding: BindingRequest<'_>,
     mut data: RequestData,
-    mut run: impl FnMut(Context) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
+    mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     if consumes_its_state(&core.gate, &data) {
         return detached_round(Arc::clone(core), binding, data, run).await;
@@ -64,7 +64,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     };
     let mut round = 0;
     loop {
-        let (ctx, request) = Context::shared_with(data);
+        let (ctx, request) = Ctx::shared_with(data);
         let ask = match run(ctx).await {
             Ok(Outcome::InputRequired(ask)) if request.is_legacy() => {
                 // The bridge asks the client itself: no answer goes out to
@@ -159,7 +159,7 @@ async fn detached_round<R: ResultMeta + Send + 'static>(
     core: Arc<Core>,
     binding: BindingRequest<'_>,
     mut data: RequestData,
-    mut run: impl FnMut(Context) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
+    mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     let (method, target, arguments) = (
         binding.method.to_owned(),
@@ -184,7 +184,7 @@ async fn detached_round<R: ResultMeta + Send + 'static>(
             }
             Opened::Replayed(answer) => return answer,
         };
-        let (ctx, request) = Context::shared_with(data);
+        let (ctx, request) = Ctx::shared_with(data);
         let answer = run(ctx)
             .await
             .and_then(|outcome| finish_outcome(&core.finisher, outcome, &request));
@@ -211,6 +211,6 @@ pub(crate) struct Call {
     /// What a retry carries (`inputResponses`, `requestState`), kept apart.
     pub(crate) round_trip: crate::server::handler::RoundTrip,
     /// Everything else known about the request; it becomes the handler's
-    /// [`Context`].
+    /// [`Ctx`].
     pub(crate) data: RequestData,
 }

@@ -13,7 +13,7 @@ use crate::schema::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult,
     notification_methods,
 };
-use crate::server::handler::{Catalog, Context};
+use crate::server::handler::{Catalog, Ctx};
 use crate::server::notify::{Change, ChangeNotifier, Closing};
 use crate::server::round::{Call, Core, serialise};
 use crate::server::tasks::{self, TaskEngine};
@@ -89,7 +89,7 @@ pub(crate) async fn listen(
         &core.catalog,
         sources,
         &call.params,
-        Context::from_data(call.data),
+        Ctx::from_data(call.data),
     )
     .await?;
     core.finisher.add_server_info(&mut result.meta);
@@ -103,7 +103,7 @@ async fn stream(
     catalog: &Catalog,
     sources: Sources<'_>,
     params: &JsonObject,
-    ctx: Context,
+    ctx: Ctx,
 ) -> Result<SubscriptionsListenResult, McpError> {
     let out = ctx.data().notifier();
     if !out.is_enabled() {

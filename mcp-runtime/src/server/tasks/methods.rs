@@ -23,7 +23,7 @@ use crate::schema::{
     TaskIdParams, TaskStatus, UpdateTaskParams, codes,
 };
 use crate::server::gate::Kept;
-use crate::server::handler::{Context, RequestData, RoundAnswers, TaskLink};
+use crate::server::handler::{Ctx, RequestData, RoundAnswers, TaskLink};
 use crate::server::round::{Call, Core, Shape};
 use crate::state::BindingRequest;
 
@@ -243,7 +243,7 @@ async fn start_round(
         .map(|(_, h)| Arc::clone(h));
     match (prepared, handler) {
         (Ok(data), Some(handler)) => {
-            let handle = run::spawn(handler, record.arguments, Context::from_data(data));
+            let handle = run::spawn(handler, record.arguments, Ctx::from_data(data));
             run::supervise(Arc::clone(engine), id, round, handle, cancel);
         }
         (Err(error), _) => {

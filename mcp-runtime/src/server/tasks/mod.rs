@@ -1,16 +1,16 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a
 //! `tools/call` run in the background, on the same handler.
 //!
-//! A tool says whether it may or must run as a task ([`TaskSupport`]). A
+//! A tool says whether it may or must run as a task ([`TaskSupport`](super::handler::TaskSupport)). A
 //! `tools/call` to it from a request that declares the extension goes to
-//! [`start`]: the handler's first run happens in the call (asks marked
-//! [`Ask::before_task`](super::Ask::before_task) come back as an
+//! `start.rs`: the handler's first run happens in the call (asks marked
+//! [`Ask::before_task`](super::handler::Ask::before_task) come back as an
 //! `InputRequiredResult`, as without tasks); whatever else it returns, or a
 //! run that outlasts the creation window, makes a task, stored before the
 //! `CreateTaskResult` goes out. A task's questions wait in its record;
-//! `tasks/update` ([`methods`]) collects the answers and, once a round's
+//! `tasks/update` (`methods.rs`) collects the answers and, once a round's
 //! questions are all answered, runs the handler again on the instance that
-//! received it ([`run`]), with the answers and the state the record kept.
+//! received it (`run.rs`), with the answers and the state the record kept.
 //! The record is the only shared thing, so any instance of a fleet sharing
 //! a [`TaskStore`] serves any task.
 
@@ -65,7 +65,7 @@ pub const DEFAULT_MAX_RUNNING: usize = 1024;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_runtime::server::{InMemoryTaskStore, Tasks};
+/// use mcp_runtime::server::tasks::{InMemoryTaskStore, Tasks};
 ///
 /// let tasks = Tasks::new(InMemoryTaskStore::new())
 ///     .ttl(Duration::from_secs(600))

@@ -91,7 +91,8 @@ const ID_TAKEN: i64 = 2;
 /// It is made inside a Tokio runtime, like the server it serves.
 ///
 /// ```no_run
-/// use mcp_runtime::server::{RedisTaskStore, Server, Tasks};
+/// use mcp_runtime::server::Server;
+/// use mcp_runtime::server::tasks::{RedisTaskStore, Tasks};
 ///
 /// #[tokio::main]
 /// async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -16,7 +16,7 @@ use super::{TaskEngine, TaskStore};
 use crate::logged::Wire;
 use crate::schema::{CallToolResult, JsonObject, McpError, RequestMeta, TaskStatus};
 use crate::server::gate::NextState;
-use crate::server::handler::{Ask, Context, Outcome, ToolHandler};
+use crate::server::handler::{Ask, Ctx, Outcome, ToolHandler};
 
 /// What a round came to: the handler's outcome, or its error (a panic
 /// included).
@@ -30,7 +30,7 @@ const CHANGE_ATTEMPTS: usize = 16;
 pub(crate) fn spawn(
     handler: Arc<dyn ToolHandler>,
     arguments: JsonObject,
-    ctx: Context,
+    ctx: Ctx,
 ) -> JoinHandle<RoundResult> {
     tokio::spawn(async move {
         match AssertUnwindSafe(handler.call(arguments, ctx))

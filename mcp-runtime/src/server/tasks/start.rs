@@ -10,7 +10,7 @@ use super::record::{Lease, TaskRecord, now_ms};
 use super::run::{self, RoundResult};
 use super::{TaskEngine, TaskStoreError, new_task_id};
 use crate::schema::{ErrorObject, JsonObject, McpError, codes};
-use crate::server::handler::{Context, Outcome, RequestData, TaskLink, TaskSupport, ToolHandler};
+use crate::server::handler::{Ctx, Outcome, RequestData, TaskLink, TaskSupport, ToolHandler};
 use crate::server::round::{Core, Shape, finish_outcome};
 use crate::state::BindingRequest;
 
@@ -54,7 +54,7 @@ pub(crate) async fn call_tool(
         cancelled,
     });
     let owner = data.receive().subject().to_owned();
-    let (ctx, request) = Context::shared_with(data);
+    let (ctx, request) = Ctx::shared_with(data);
     let mut handle = run::spawn(Arc::clone(&call.handler), call.arguments.clone(), ctx);
     let first = tokio::time::timeout(engine.settings.creation_window, &mut handle).await;
     let now = now_ms();

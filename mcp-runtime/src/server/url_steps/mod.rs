@@ -7,13 +7,13 @@
 //! unguessable id, owned by the caller, expiring with the state), puts its
 //! id in the URL, and the application's own web route marks it complete
 //! with [`UrlSteps::complete`] once the payment or sign-in went through.
-//! On the retry, [`Context::url_step_answer`](super::Context::url_step_answer)
+//! On the retry, [`Ctx::url_step_answer`](super::handler::Ctx::url_step_answer)
 //! is `Completed` only if it really was; otherwise the handler asks again,
 //! or waits (bounded) with
-//! [`Context::wait_url_step`](super::Context::wait_url_step).
+//! [`Ctx::wait_url_step`](super::handler::Ctx::wait_url_step).
 //!
 //! Steps live in a [`UrlStepStore`]: [`InMemoryUrlSteps`] for one process,
-//! [`RedisUrlSteps`] (cargo feature `redis`) when the web route may run
+//! `RedisUrlSteps` (cargo feature `redis`) when the web route may run
 //! on another instance than the MCP request.
 
 mod announce;
@@ -68,14 +68,14 @@ impl UrlStep {
 }
 
 /// What became of a URL step on the retry
-/// ([`Context::url_step_answer`](super::Context::url_step_answer)).
+/// ([`Ctx::url_step_answer`](super::handler::Ctx::url_step_answer)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UrlAnswer {
     /// The user accepted, and the application marked the step complete.
     Completed,
     /// The user accepted, but the step is not complete (yet): ask again,
-    /// or wait ([`Context::wait_url_step`](super::Context::wait_url_step)).
+    /// or wait ([`Ctx::wait_url_step`](super::handler::Ctx::wait_url_step)).
     Pending,
     /// The step expired or is not this caller's: open a new one.
     Expired,
@@ -154,7 +154,8 @@ pub trait UrlStepStore: Send + Sync + 'static {
 /// finishes them through. Cheap to clone.
 ///
 /// ```
-/// use mcp_runtime::server::{Server, UrlSteps};
+/// use mcp_runtime::server::Server;
+/// use mcp_runtime::server::url_steps::UrlSteps;
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let steps = UrlSteps::in_memory();

@@ -18,7 +18,7 @@ const _: () = {
             __mcp_reference: _mcp::CompletionReference,
             __mcp_argument: _mcp::CompletionArgument,
             __mcp_context: _mcp::Option<_mcp::CompletionContext>,
-            __mcp_ctx: _mcp::Context,
+            __mcp_ctx: _mcp::Ctx,
         ) -> _mcp::CompletionFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::completion(
                 __mcp_reference,

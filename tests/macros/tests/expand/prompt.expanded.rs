@@ -34,7 +34,7 @@ const _: () = {
         fn get(
             &self,
             __mcp_arguments: _mcp::BTreeMap<_mcp::String, _mcp::String>,
-            __mcp_ctx: _mcp::Context,
+            __mcp_ctx: _mcp::Ctx,
         ) -> _mcp::PromptFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::from_strings(
                 __mcp_arguments,

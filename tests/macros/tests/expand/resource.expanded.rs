@@ -23,7 +23,7 @@ const _: () = {
             }
                 .resource()
         }
-        fn read(&self, _: _mcp::Context) -> _mcp::ResourceFuture<'_> {
+        fn read(&self, _: _mcp::Ctx) -> _mcp::ResourceFuture<'_> {
             _mcp::Box::pin(async move {
                 let __mcp_output = readme().await;
                 _mcp::IntoResourceResult::into_resource_outcome(
@@ -67,7 +67,7 @@ const _: () = {
             &self,
             __mcp_uri: _mcp::String,
             __mcp_variables: _mcp::BTreeMap<_mcp::String, _mcp::String>,
-            __mcp_ctx: _mcp::Context,
+            __mcp_ctx: _mcp::Ctx,
         ) -> _mcp::ResourceFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::from_strings(
                 __mcp_variables,
