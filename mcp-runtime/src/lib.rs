@@ -1,10 +1,20 @@
 //! The runtime of an MCP 2026-07-28 server SDK.
 //!
+//! By audience:
+//!
+//! - [`prelude`]: what a handler written with the macros needs
+//!   (`use mcp_runtime::prelude::*;`).
+//! - [`server`]: building and running a server; [`server::handler`] is the
+//!   handler API for handlers written by hand; [`server::legacy`],
+//!   [`server::tasks`] and [`server::url_steps`] are the features a server
+//!   turns on, each with its extension points (stores, settings).
+//! - [`transport`]: stdio and streamable HTTP, and what writing another
+//!   transport takes.
+//! - [`auth`]: the server as an OAuth resource server; [`state`]: the
+//!   request-state signer and fleet stores.
 //! - [`client`]: a client over HTTP or stdio that fulfils input requests.
-//! - [`schema`]: the wire types of the protocol revision, and its errors.
-//! - [`server`]: the builder, the handler traits, the request context and
-//!   the one dispatch path every request walks.
-//! - [`transport`]: stdio and streamable HTTP.
+//! - [`schema`] and [`form`]: the protocol's wire types and elicitation
+//!   forms.
 //!
 //! ```no_run
 //! use mcp_runtime::schema::{CallToolResult, Tool};

@@ -158,7 +158,7 @@ impl ToolHandler for Deploy {
                     "Deployed to {target}"
                 ))));
             }
-            // The resume value goes out unsigned; dispatch signs it.
+            // The resume value goes out unsigned; the state gate signs it.
             Ok(Outcome::InputRequired(
                 Ask::new("confirm", confirm_request(target)).resume(&"awaiting")?,
             ))

@@ -87,7 +87,7 @@ impl fmt::Display for FormError {
 impl std::error::Error for FormError {}
 
 /// What became of a form elicitation, read from one round's input
-/// responses (see [`Ctx::answer`](crate::server::Ctx::answer)).
+/// responses (see [`Ctx::answer`](crate::server::handler::Ctx::answer)).
 #[derive(Debug, Clone, PartialEq)]
 #[must_use]
 pub enum Answer<T> {

@@ -6,7 +6,7 @@ use super::{ElicitForm, FormDecoder, FormError, FormSchema};
 use crate::schema::{InputRequest, RenderedSchema};
 
 /// The answer to a URL-mode elicitation, read with
-/// [`Ctx::answer`](crate::server::Ctx::answer): the user was asked
+/// [`Ctx::answer`](crate::server::handler::Ctx::answer): the user was asked
 /// to open a URL (to sign in, to pay) and answered `accept`, `decline` or
 /// `cancel`, with no content.
 ///

@@ -1,6 +1,9 @@
-//! The server: building one, the handler API, and the one request path.
+//! The server: building one ([`Server::builder`], [`ServerBuilder`]) and
+//! running it (hand it to a transport, or call [`Server::handle_request`]).
+//! The handler API is in [`handler`]; the features a server turns on are
+//! [`legacy`] (2025-era clients), [`tasks`] and [`url_steps`].
 //!
-//! The rooms, each a folder whose module doc says what it holds and what
+//! In the source, the rooms, each a folder whose module doc says what it holds and what
 //! it may use; arrows run down this list only:
 //!
 //! - `builder`: [`ServerBuilder`], which checks everything and makes the

@@ -237,7 +237,7 @@ impl ServerBuilder {
     }
 
     /// Tracks the URL-mode steps handlers open with
-    /// [`Ctx::open_url_step`](super::Ctx::open_url_step), so that a
+    /// [`Ctx::open_url_step`](super::handler::Ctx::open_url_step), so that a
     /// retry accepts a step only once the application marked it complete
     /// ([`UrlSteps::complete`](UrlSteps::complete)). Keep a clone of
     /// `steps` (or use [`Server::url_steps`](super::Server::url_steps)) for

@@ -25,7 +25,9 @@
 //!    verifies the echoed state before the handler and signs the next one
 //!    after it.
 //!
-//! This room uses every other room of the server but `builder`.
+//! This room uses the rooms it routes to (`methods`, `subscriptions`,
+//! `tasks`, `legacy`) and those a request's data is made of (`round`,
+//! `handler`, `url_steps`, `notify`); `builder` uses it.
 
 mod incoming;
 mod registry;

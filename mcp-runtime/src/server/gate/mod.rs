@@ -14,8 +14,9 @@
 //! next state never leaves the process, so it is neither signed nor
 //! verified, and costs the replay guard nothing).
 //!
-//! Nothing else in the server verifies or signs a state. This room uses
-//! only `state` and `schema`.
+//! Nothing else in the server verifies or signs a state. This room uses no
+//! other room of the server: only `state`, `schema` and what the crate
+//! knows of the request (`receive_context`, `logged`).
 
 mod outcomes;
 mod verified;
@@ -94,7 +95,7 @@ impl StateGate {
     /// Without a signer on the server nothing is verified: the echoed
     /// state reaches the handler raw ([`Ctx::request_state`]).
     ///
-    /// [`Ctx::request_state`]: crate::server::Ctx::request_state
+    /// [`Ctx::request_state`]: crate::server::handler::Ctx::request_state
     pub(crate) async fn open(
         &self,
         request: BindingRequest<'_>,

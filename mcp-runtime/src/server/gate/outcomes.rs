@@ -22,7 +22,7 @@ pub const DEFAULT_MAX_OUTCOME_BYTES: usize = 64 * 1024;
 pub const DEFAULT_DUPLICATE_WAIT: Duration = Duration::from_secs(30);
 
 /// How the outcome of a state's consuming round is kept (with a replay
-/// guard only; see `docs/asking-for-input.md`).
+/// guard only; see the [`state`](crate::state) guide).
 ///
 /// On by default whenever single use is: without it, a retry whose answer
 /// was lost on the way is refused as a replay, and the user's last step is

@@ -10,11 +10,13 @@ use crate::server::gate::NextState;
 /// the client's retry resumes from.
 ///
 /// The resume state is handed over **unsigned**: after the handler returns,
-/// dispatch signs it with the server's signer bound to this request
+/// the state gate signs it with the server's signer bound to this request
 /// (caller, method, target, arguments) and sends the token as
 /// `requestState`. On the retry it is verified under the same binding
 /// before the handler runs, and reaches it as [`Resume<S>`](super::Resume)
-/// or [`Ctx::state`](super::Ctx::state).
+/// or [`Ctx::state`](super::Ctx::state). For a 2025-era client, whose
+/// rounds the bridge runs in process, the state never leaves the server
+/// and is not signed.
 ///
 /// ```
 /// use mcp_runtime::schema::InputRequest;
@@ -31,7 +33,7 @@ use crate::server::gate::NextState;
 ///
 /// A hand-written handler may also mint the token itself
 /// ([`Ctx::mint_state`](super::Ctx::mint_state)) and pass it with
-/// [`Ask::with_state`]; dispatch then checks that it verifies under this
+/// [`Ask::with_state`]; the state gate then checks that it verifies under this
 /// request's binding (`-32603` otherwise). On a server without a signer,
 /// `with_state` passes any opaque string through unchecked.
 #[derive(Debug, Clone, PartialEq)]

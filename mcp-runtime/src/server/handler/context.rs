@@ -244,11 +244,11 @@ impl Ctx {
 
     /// Mints a `requestState` carrying `value` as JSON, bound to this
     /// request, for a hand-written handler that sets it with
-    /// [`Ask::with_state`](crate::server::Ask::with_state). An error when the server
+    /// [`Ask::with_state`](crate::server::handler::Ask::with_state). An error when the server
     /// has no signer.
     ///
-    /// Usually unnecessary: hand the value to [`Ask::resume`](crate::server::Ask::resume)
-    /// (or return a [`Reply`](crate::server::Reply) with `.resume(...)`) and the
+    /// Usually unnecessary: hand the value to [`Ask::resume`](crate::server::handler::Ask::resume)
+    /// (or return a [`Reply`](crate::server::handler::Reply) with `.resume(...)`) and the
     /// runtime signs it once the handler returns, without verifying it again.
     pub fn mint_state<T: Serialize + ?Sized>(&self, value: &T) -> Result<String, McpError> {
         let signer = self.data.verified().signer().ok_or_else(|| {

@@ -85,7 +85,8 @@ impl<S, T> Reply<S, T> {
 
     /// Sets the state the next round resumes from. The runtime serialises
     /// it and, once the handler has returned, signs it bound to this
-    /// request and sends it as `requestState`.
+    /// request and sends it as `requestState` (or, for a 2025-era client
+    /// whose rounds the bridge runs, keeps it in process unsigned).
     pub fn resume(self, state: S) -> Self {
         match self {
             Self::Ask {
@@ -156,7 +157,7 @@ impl<S> Reply<S, GetPromptResult> {
 
 impl<S: Serialize, T> Reply<S, T> {
     /// Turns the reply into an outcome; the resume state goes out unsigned
-    /// (dispatch signs it once the handler has returned).
+    /// (the state gate signs it once the handler has returned).
     fn into_outcome(self) -> Result<Outcome<T>, McpError> {
         match self {
             Self::Done(result) => Ok(Outcome::Complete(result)),

@@ -22,8 +22,9 @@ pub enum Outcome<T> {
     /// The final result.
     Complete(T),
     /// Ask the client for input; it will call the same method again. The
-    /// runtime signs the ask's resume state and checks what it asks for
-    /// against the client's capabilities.
+    /// runtime signs the ask's resume state (a 2025-era client's bridged
+    /// rounds keep it in process) and checks what it asks for against the
+    /// client's capabilities.
     InputRequired(Ask),
 }
 

@@ -4,8 +4,9 @@
 //! the lists (`lists.rs`), and the HTTP header rules they and dispatch
 //! check (`headers.rs`).
 //!
-//! It uses `round` (to run handlers), `tasks` (a `tools/call` of a task
-//! tool), `handler` and `gate`; the dispatch room calls it.
+//! It uses `round` (to run handlers, and through its core whether the
+//! gate signs), `tasks` (a `tools/call` of a task tool) and `handler`; the
+//! dispatch room calls it.
 
 mod calls;
 pub(crate) mod headers;

@@ -52,7 +52,7 @@ impl Notifier {
     }
 
     /// This notifier, for a stream its handler may close early with
-    /// [`Ctx::close_stream`](crate::server::Ctx::close_stream): the
+    /// [`Ctx::close_stream`](crate::server::handler::Ctx::close_stream): the
     /// transport watches `close` and resumes the stream when the client
     /// reconnects.
     pub fn closable(mut self, close: StreamClose) -> Self {

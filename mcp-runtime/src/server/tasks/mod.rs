@@ -13,6 +13,10 @@
 //! received it (`run.rs`), with the answers and the state the record kept.
 //! The record is the only shared thing, so any instance of a fleet sharing
 //! a [`TaskStore`] serves any task.
+//!
+//! In the source, this room uses `round` (a task's rounds run as any
+//! other), `handler` and `gate` (a kept state opened through it); the
+//! `methods` and `dispatch` rooms call it.
 
 mod listen;
 mod methods;

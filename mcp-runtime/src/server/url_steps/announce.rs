@@ -9,8 +9,8 @@
 //!
 //! - [`UrlSteps::complete`](super::UrlSteps::complete) called here;
 //! - the handler seeing the step complete
-//!   ([`Ctx::url_step_answer`](crate::server::Ctx::url_step_answer),
-//!   [`Ctx::wait_url_step`](crate::server::Ctx::wait_url_step)),
+//!   ([`Ctx::url_step_answer`](crate::server::handler::Ctx::url_step_answer),
+//!   [`Ctx::wait_url_step`](crate::server::handler::Ctx::wait_url_step)),
 //!   so the announcement precedes the result;
 //! - the watch the bridge starts, which polls the store (a step completed
 //!   on another instance, through Redis) until the step completes or

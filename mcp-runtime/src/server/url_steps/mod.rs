@@ -15,6 +15,9 @@
 //! Steps live in a [`UrlStepStore`]: [`InMemoryUrlSteps`] for one process,
 //! `RedisUrlSteps` (cargo feature `redis`) when the web route may run
 //! on another instance than the MCP request.
+//!
+//! In the source, this room uses only `notify` (a step's completion
+//! announced on the request's stream).
 
 mod announce;
 #[cfg(feature = "redis")]

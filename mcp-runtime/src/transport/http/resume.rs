@@ -4,7 +4,7 @@
 //! A request of a session answered with an event stream gets a stream
 //! number, and each of its events the id `<stream>-<n>`; the first event
 //! primes the client with an id and no data. When the handler closes the
-//! stream ([`Ctx::close_stream`](crate::server::Ctx::close_stream)),
+//! stream ([`Ctx::close_stream`](crate::server::handler::Ctx::close_stream)),
 //! the client is told when to reconnect (`retry`), the connection ends, and
 //! the request goes on detached: what it sends next is kept in the
 //! session's [`EventLog`] of that stream, bounded, until the client comes
