@@ -16,9 +16,11 @@ use crate::schema::{ErrorObject, McpError};
 use crate::state::ReplayGuard;
 
 /// The default largest answer recorded (64 KiB).
+#[doc(hidden)]
 pub const DEFAULT_MAX_OUTCOME_BYTES: usize = 64 * 1024;
 /// The default bound on how long a duplicate waits for the first use's
 /// answer (30 s).
+#[doc(hidden)]
 pub const DEFAULT_DUPLICATE_WAIT: Duration = Duration::from_secs(30);
 
 /// How the outcome of a state's consuming round is kept (with a replay
@@ -60,7 +62,7 @@ impl OutcomeRecord {
         }
     }
 
-    /// Records answers of up to `bytes` ([`DEFAULT_MAX_OUTCOME_BYTES`]);
+    /// Records answers of up to `bytes` (64 KiB by default);
     /// 0 records none.
     pub fn max_bytes(mut self, bytes: usize) -> Self {
         self.max_bytes = bytes;
@@ -68,7 +70,7 @@ impl OutcomeRecord {
     }
 
     /// How long a duplicate that arrives while the first use still runs
-    /// waits for its answer ([`DEFAULT_DUPLICATE_WAIT`]); past it, the
+    /// waits for its answer (30 s by default); past it, the
     /// duplicate gets `-32603` and may retry.
     pub fn duplicate_wait(mut self, wait: Duration) -> Self {
         self.duplicate_wait = wait;

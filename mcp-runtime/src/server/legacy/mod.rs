@@ -69,9 +69,11 @@ pub struct Bridge {
 }
 
 /// The most rounds the bridge runs for one request by default.
+#[doc(hidden)]
 pub const DEFAULT_BRIDGE_ROUNDS: usize = 8;
 
 /// How long the bridge waits for the client's answers to one round by default.
+#[doc(hidden)]
 pub const DEFAULT_BRIDGE_ROUND_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for Bridge {
@@ -94,14 +96,13 @@ impl Bridge {
         }
     }
 
-    /// The most rounds for one request (default [`DEFAULT_BRIDGE_ROUNDS`], at least 1).
+    /// The most rounds for one request (8 by default, at least 1).
     pub fn max_rounds(mut self, rounds: usize) -> Self {
         self.max_rounds = rounds.max(1);
         self
     }
 
-    /// How long one round may wait for the client's answers (default
-    /// [`DEFAULT_BRIDGE_ROUND_TIMEOUT`]).
+    /// How long one round may wait for the client's answers (10 minutes by default).
     pub fn round_timeout(mut self, timeout: Duration) -> Self {
         self.round_timeout = timeout;
         self

@@ -46,20 +46,27 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 /// The default time a task's record is kept after its creation.
+#[doc(hidden)]
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// The default poll interval suggested to clients.
+#[doc(hidden)]
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// The default time a first run may take before the call becomes a task.
+#[doc(hidden)]
 pub const DEFAULT_CREATION_WINDOW: Duration = Duration::from_millis(100);
 /// The default lease: how long a round may go unconfirmed before its task
 /// is failed as abandoned.
+#[doc(hidden)]
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 /// The default time a cancelled round is given to stop by itself before it
 /// is dropped.
+#[doc(hidden)]
 pub const DEFAULT_CANCEL_GRACE: Duration = Duration::from_secs(5);
 /// The default bound on the unfinished tasks one caller holds.
+#[doc(hidden)]
 pub const DEFAULT_MAX_LIVE_PER_CALLER: usize = 100;
 /// The default bound on the rounds one instance runs at once.
+#[doc(hidden)]
 pub const DEFAULT_MAX_RUNNING: usize = 1024;
 
 /// How a server runs tasks: where their records live, and the bounds and
@@ -124,20 +131,20 @@ impl Tasks {
     }
 
     /// How long a task's record is kept after its creation, whatever its
-    /// status ([`DEFAULT_TASK_TTL`]); a task still running then is gone.
+    /// status (1 hour by default); a task still running then is gone.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl.max(Duration::from_millis(1));
         self
     }
 
-    /// The poll interval suggested to clients ([`DEFAULT_POLL_INTERVAL`]).
+    /// The poll interval suggested to clients (1 s by default).
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval.max(Duration::from_millis(1));
         self
     }
 
     /// How long the first run may take before the call becomes a task
-    /// ([`DEFAULT_CREATION_WINDOW`]): a tool that may run as a task and
+    /// (100 ms by default): a tool that may run as a task and
     /// finishes sooner is answered directly.
     pub fn creation_window(mut self, window: Duration) -> Self {
         self.creation_window = window;
@@ -145,7 +152,7 @@ impl Tasks {
     }
 
     /// How long a round may go unconfirmed by the instance running it
-    /// ([`DEFAULT_LEASE`]). The instance confirms every third of it; a task
+    /// (30 s by default). The instance confirms every third of it; a task
     /// whose instance stopped is failed once it has run out.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease.max(Duration::from_millis(30));
@@ -153,20 +160,20 @@ impl Tasks {
     }
 
     /// How long a cancelled round may run on before it is dropped
-    /// ([`DEFAULT_CANCEL_GRACE`]); its context says it is cancelled at once.
+    /// (5 s by default); its context says it is cancelled at once.
     pub fn cancel_grace(mut self, grace: Duration) -> Self {
         self.cancel_grace = grace;
         self
     }
 
     /// The most unfinished tasks one caller may hold
-    /// ([`DEFAULT_MAX_LIVE_PER_CALLER`]).
+    /// (100 by default).
     pub fn max_live_per_caller(mut self, max: usize) -> Self {
         self.max_live_per_caller = max.max(1);
         self
     }
 
-    /// The most rounds this instance runs at once ([`DEFAULT_MAX_RUNNING`]).
+    /// The most rounds this instance runs at once (1,024 by default).
     pub fn max_running(mut self, max: usize) -> Self {
         self.max_running = max.max(1);
         self

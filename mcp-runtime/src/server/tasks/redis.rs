@@ -14,6 +14,7 @@ use crate::BoxFuture;
 use crate::state::{DEFAULT_REDIS_TIMEOUT, Script, lazy_connection};
 
 /// The default prefix of the keys a [`RedisTaskStore`] writes.
+#[doc(hidden)]
 pub const DEFAULT_TASK_KEY_PREFIX: &str = "mcp:tasks:";
 
 /// The latest expiry written to Redis, in milliseconds since the Unix epoch
@@ -118,8 +119,8 @@ struct Scripts {
 }
 
 impl RedisTaskStore {
-    /// A store on the Redis at `url` (`redis://host:port/db`), with
-    /// [`DEFAULT_REDIS_TIMEOUT`]. It connects lazily, on the first call,
+    /// A store on the Redis at `url` (`redis://host:port/db`), each command
+    /// bounded by 1 s. It connects lazily, on the first call,
     /// and reconnects by itself, so a server can start while Redis is down.
     /// Only a malformed URL, or a call outside a Tokio runtime (the
     /// connection's background task needs one), is an error here.
@@ -141,8 +142,7 @@ impl RedisTaskStore {
         })
     }
 
-    /// Prefixes every key with `prefix` instead of
-    /// [`DEFAULT_TASK_KEY_PREFIX`] (to share one Redis between services).
+    /// Prefixes every key with `prefix` instead of `"mcp:tasks:"` (to share one Redis between services).
     pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self

@@ -56,10 +56,11 @@ impl std::fmt::Display for TaskStoreError {
 impl std::error::Error for TaskStoreError {}
 
 /// The default bound on the records an [`InMemoryTaskStore`] holds.
+#[doc(hidden)]
 pub const DEFAULT_TASK_CAPACITY: usize = 10_000;
 
 /// Task records in this process: tasks survive neither a restart nor a
-/// move to another instance. Bounded: at most [`DEFAULT_TASK_CAPACITY`]
+/// move to another instance. Bounded: at most 10,000
 /// records; expired ones are dropped, soonest first, on every creation.
 #[derive(Debug)]
 pub struct InMemoryTaskStore {
@@ -83,7 +84,7 @@ impl Default for InMemoryTaskStore {
 }
 
 impl InMemoryTaskStore {
-    /// A store of at most [`DEFAULT_TASK_CAPACITY`] records.
+    /// A store of at most 10,000 records.
     pub fn new() -> Self {
         Self::with_capacity(DEFAULT_TASK_CAPACITY)
     }

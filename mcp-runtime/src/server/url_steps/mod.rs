@@ -43,8 +43,10 @@ pub use redis::{DEFAULT_URL_STEP_KEY_PREFIX, RedisUrlSteps};
 
 /// How long a step stays open by default (10 minutes, the default
 /// `requestState` lifetime).
+#[doc(hidden)]
 pub const DEFAULT_URL_STEP_TTL: Duration = Duration::from_secs(600);
 /// The most steps an [`InMemoryUrlSteps`] keeps open at once by default.
+#[doc(hidden)]
 pub const DEFAULT_URL_STEP_CAPACITY: usize = 100_000;
 
 /// A URL-mode step the server tracks: carry it in the resume state, put
@@ -185,7 +187,7 @@ impl fmt::Debug for UrlSteps {
 }
 
 impl UrlSteps {
-    /// Steps kept in `store`, open for [`DEFAULT_URL_STEP_TTL`].
+    /// Steps kept in `store`, open for 10 minutes.
     pub fn new(store: impl UrlStepStore) -> Self {
         Self {
             store: Arc::new(store),
@@ -200,7 +202,7 @@ impl UrlSteps {
         Self::new(InMemoryUrlSteps::new())
     }
 
-    /// How long a step stays open ([`DEFAULT_URL_STEP_TTL`]); keep it at
+    /// How long a step stays open (10 minutes by default); keep it at
     /// most the `requestState` lifetime, which bounds the flow anyway.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
@@ -335,7 +337,7 @@ fn new_id() -> Result<String, String> {
 }
 
 /// URL steps in this process's memory, at most
-/// [`DEFAULT_URL_STEP_CAPACITY`] open at once (expired ones are swept
+/// 100,000 open at once (expired ones are swept
 /// when it fills).
 pub struct InMemoryUrlSteps {
     steps: Mutex<HashMap<String, Kept>>,

@@ -12,6 +12,7 @@ use crate::BoxFuture;
 use crate::state::{Clock, DEFAULT_REDIS_TIMEOUT, Script, SystemClock, lazy_connection};
 
 /// The default prefix of the keys the store writes.
+#[doc(hidden)]
 pub const DEFAULT_URL_STEP_KEY_PREFIX: &str = "mcp:url-step:";
 
 /// Marks the step at `KEYS[1]` done if `ARGV[1]` owns it: the value is `P`
@@ -49,8 +50,7 @@ impl fmt::Debug for RedisUrlSteps {
 }
 
 impl RedisUrlSteps {
-    /// A store on the Redis at `url`, each command bounded by
-    /// [`DEFAULT_REDIS_TIMEOUT`]; it connects lazily and reconnects by
+    /// A store on the Redis at `url`, each command bounded by 1 s; it connects lazily and reconnects by
     /// itself. Only a malformed URL, or a call outside a Tokio runtime, is
     /// an error here.
     pub fn new(url: &str) -> Result<Self, UrlStepError> {
@@ -68,8 +68,7 @@ impl RedisUrlSteps {
         })
     }
 
-    /// Prefixes every key with `prefix` instead of
-    /// [`DEFAULT_URL_STEP_KEY_PREFIX`].
+    /// Prefixes every key with `prefix` instead of `"mcp:url-step:"`.
     pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self
