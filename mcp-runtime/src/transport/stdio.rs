@@ -361,8 +361,10 @@ mod tests {
         assert_eq!(limits.max_line_bytes, 16 * 1024 * 1024);
         assert_eq!(limits.max_in_flight, 64);
         let server = Server::builder("stdio", "1").build().unwrap();
-        let mut zero = limits;
-        zero.max_in_flight = 0;
+        let zero = StdioLimits {
+            max_in_flight: 0,
+            ..limits
+        };
         let transport = StdioTransport::new(server).limits(zero);
         assert_eq!(transport.current_limits().max_in_flight, 1);
         let transport = transport.max_line_bytes(10);

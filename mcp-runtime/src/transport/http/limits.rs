@@ -282,10 +282,12 @@ mod tests {
 
     #[test]
     fn the_counts_are_at_least_one() {
-        let mut limits = HttpLimits::default();
-        limits.max_connections = 0;
-        limits.max_sessions = 0;
-        let limits = limits.normalized();
+        let limits = HttpLimits {
+            max_connections: 0,
+            max_sessions: 0,
+            ..HttpLimits::default()
+        }
+        .normalized();
         assert_eq!((limits.max_connections, limits.max_sessions), (1, 1));
     }
 

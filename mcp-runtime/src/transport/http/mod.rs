@@ -287,9 +287,13 @@ impl HttpTransport {
         serve::serve_one(io, self.into_router(), limits).await
     }
 
-    /// Binds `addr` (e.g. `127.0.0.1:0`).
-    pub async fn bind(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<BoundHttp> {
-        let listener = TcpListener::bind(addr).await?;
+    /// Binds `addr` (e.g. `"127.0.0.1:0"`, `("0.0.0.0", 8080)` or a
+    /// `SocketAddr`); of the addresses it resolves to, the first that can
+    /// be bound. A host name (`"localhost:8080"`) is resolved by the
+    /// system's resolver on the calling thread, once, before binding.
+    pub async fn bind(self, addr: impl std::net::ToSocketAddrs) -> io::Result<BoundHttp> {
+        let addrs: Vec<SocketAddr> = addr.to_socket_addrs()?.collect();
+        let listener = TcpListener::bind(addrs.as_slice()).await?;
         let local_addr = listener.local_addr()?;
         let policy = self.host_policy.clone().unwrap_or_else(|| {
             if local_addr.ip().is_loopback() {
