@@ -68,7 +68,8 @@ use mcp_runtime::server::{OutcomeRecord, Server};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
 };
-use mcp_runtime::transport::{http::HttpTransport, stdio};
+use mcp_runtime::transport::http::{HttpLimits, HttpTransport};
+use mcp_runtime::transport::stdio;
 
 const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes N] \
                      [--body-timeout-ms N] [--header-timeout-ms N] [--write-timeout-ms N] \
@@ -80,52 +81,15 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      [--protect ISSUER [--public-url URL] [--introspection-url URL] \
                      [--required-scope SCOPE]...]";
 
-/// The default lifetime of a requestState, in seconds.
-const DEFAULT_STATE_TTL: u64 = 600;
-
 enum Mode {
-    Http { listen: String, limits: HttpLimits },
-    Stdio { max_in_flight: Option<usize> },
-}
-
-/// The HTTP limits given on the command line; the transport's defaults
-/// for the others.
-#[derive(Default)]
-struct HttpLimits {
-    max_body_bytes: Option<usize>,
-    body_timeout_ms: Option<u64>,
-    header_timeout_ms: Option<u64>,
-    write_timeout_ms: Option<u64>,
-    max_connections: Option<usize>,
-    max_sessions: Option<usize>,
-    session_idle_timeout_ms: Option<u64>,
-}
-
-impl HttpLimits {
-    fn apply(&self, mut transport: HttpTransport) -> HttpTransport {
-        if let Some(limit) = self.max_body_bytes {
-            transport = transport.max_body_bytes(limit);
-        }
-        if let Some(ms) = self.body_timeout_ms {
-            transport = transport.body_timeout(Duration::from_millis(ms));
-        }
-        if let Some(ms) = self.header_timeout_ms {
-            transport = transport.header_timeout(Duration::from_millis(ms));
-        }
-        if let Some(ms) = self.write_timeout_ms {
-            transport = transport.write_timeout(Duration::from_millis(ms));
-        }
-        if let Some(limit) = self.max_connections {
-            transport = transport.max_connections(limit);
-        }
-        if let Some(limit) = self.max_sessions {
-            transport = transport.max_sessions(limit);
-        }
-        if let Some(ms) = self.session_idle_timeout_ms {
-            transport = transport.session_idle_timeout(Duration::from_millis(ms));
-        }
-        transport
-    }
+    /// The transport's limits: its defaults, changed by the flags given.
+    Http {
+        listen: String,
+        limits: HttpLimits,
+    },
+    Stdio {
+        max_in_flight: Option<usize>,
+    },
 }
 
 /// The value of `flag`, the next argument, as a positive number.
@@ -138,6 +102,12 @@ fn number<T: std::str::FromStr + PartialOrd + Default>(
         Ok(n) if n > T::default() => Ok(n),
         _ => Err(format!("{flag}: {value:?} is not a positive number")),
     }
+}
+
+/// The value of `flag`, the next argument, as a positive number of
+/// milliseconds.
+fn millis(flag: &str, args: &mut impl Iterator<Item = String>) -> Result<Duration, String> {
+    number(flag, args).map(Duration::from_millis)
 }
 
 /// Which states are accepted more than once.
@@ -156,7 +126,8 @@ struct Options {
     state_key: Option<Vec<u8>>,
     /// Older keys that still verify.
     verify_keys: Vec<Vec<u8>>,
-    state_ttl: u64,
+    /// `--state-ttl`; the signer's default lifetime when `None`.
+    state_ttl: Option<Duration>,
     single_use: SingleUse,
     /// `--max-outcome-bytes` (0 for `--no-outcome-record`).
     max_outcome_bytes: Option<usize>,
@@ -238,7 +209,7 @@ fn parse_args() -> Result<Options, String> {
     let mut max_in_flight = None;
     let mut state_key = None;
     let mut verify_keys = Vec::new();
-    let mut state_ttl = DEFAULT_STATE_TTL;
+    let mut state_ttl = None;
     let mut single_use = SingleUse::Off;
     let mut max_outcome_bytes = None;
     let mut tasks = TaskOptions::default();
@@ -248,14 +219,14 @@ fn parse_args() -> Result<Options, String> {
         match arg.as_str() {
             "--listen" => listen = Some(args.next().ok_or("--listen needs an address")?),
             "--stdio" => stdio = true,
-            "--max-body-bytes" => limits.max_body_bytes = Some(number(&arg, &mut args)?),
-            "--body-timeout-ms" => limits.body_timeout_ms = Some(number(&arg, &mut args)?),
-            "--header-timeout-ms" => limits.header_timeout_ms = Some(number(&arg, &mut args)?),
-            "--write-timeout-ms" => limits.write_timeout_ms = Some(number(&arg, &mut args)?),
-            "--max-connections" => limits.max_connections = Some(number(&arg, &mut args)?),
-            "--max-sessions" => limits.max_sessions = Some(number(&arg, &mut args)?),
+            "--max-body-bytes" => limits.max_body_bytes = number(&arg, &mut args)?,
+            "--body-timeout-ms" => limits.body_timeout = millis(&arg, &mut args)?,
+            "--header-timeout-ms" => limits.header_timeout = millis(&arg, &mut args)?,
+            "--write-timeout-ms" => limits.write_timeout = millis(&arg, &mut args)?,
+            "--max-connections" => limits.max_connections = number(&arg, &mut args)?,
+            "--max-sessions" => limits.max_sessions = number(&arg, &mut args)?,
             "--session-idle-timeout-ms" => {
-                limits.session_idle_timeout_ms = Some(number(&arg, &mut args)?);
+                limits.session_idle_timeout = millis(&arg, &mut args)?;
             }
             "--max-in-flight" => max_in_flight = Some(number(&arg, &mut args)?),
             "--state-key-hex" => {
@@ -306,7 +277,7 @@ fn parse_args() -> Result<Options, String> {
             "--state-ttl" => {
                 let value = args.next().ok_or("--state-ttl needs a number of seconds")?;
                 state_ttl = match value.parse() {
-                    Ok(seconds) if seconds > 0 => seconds,
+                    Ok(seconds) if seconds > 0 => Some(Duration::from_secs(seconds)),
                     _ => {
                         return Err(format!(
                             "--state-ttl: {value:?} is not a positive number of seconds"
@@ -402,7 +373,11 @@ fn signer(options: &Options) -> Result<RequestStateSigner, String> {
         .map(SigningKey::new)
         .collect::<Result<Vec<_>, _>>()
         .map_err(key_error)?;
-    Ok(RequestStateSigner::with_keys(signing, verifying).ttl_seconds(options.state_ttl))
+    let signer = RequestStateSigner::with_keys(signing, verifying);
+    Ok(match options.state_ttl {
+        Some(lifetime) => signer.expires_after(lifetime),
+        None => signer,
+    })
 }
 
 /// The server, with the replay guard `options` ask for.
@@ -469,7 +444,7 @@ async fn main() -> ExitCode {
             transport.serve().await
         }
         Mode::Http { listen, limits } => {
-            let mut transport = limits.apply(HttpTransport::new(server));
+            let mut transport = HttpTransport::new(server).limits(limits);
             if let Some(protect) = &options.protect {
                 transport = match protect.apply(transport, &listen).await {
                     Ok(transport) => transport,

@@ -18,9 +18,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
-use jsonwebtoken::{EncodingKey, Header, encode};
+use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use jwks_server::{JwksServer, Key, now};
-use mcp_runtime::auth::{Algorithm, JwtVerifier, ProtectedResource, TokenError, TokenVerifier};
+use mcp_runtime::auth::{JwtAlgorithm, JwtVerifier, ProtectedResource, TokenError, TokenVerifier};
 use mcp_runtime::prelude::*;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::http::HttpTransport;
@@ -94,6 +94,21 @@ async fn a_good_token_names_its_subject_client_and_scopes() {
     let token = verifier.verify(&key.sign(&listed)).await.unwrap();
     assert_eq!(token.scopes, ["a", "b"]);
     assert_eq!(token.client_id.as_deref(), Some("other-app"));
+}
+
+#[tokio::test]
+async fn the_algorithm_allow_list_is_the_one_set() {
+    let key = Key::generate("k1");
+    let server = JwksServer::start(vec![key.jwk.clone()]).await;
+    let token = key.sign(&claims(&server.issuer));
+    let only_rsa = verifier_for(&server)
+        .await
+        .algorithms([JwtAlgorithm::RS256, JwtAlgorithm::PS256]);
+    refused(only_rsa.verify(&token).await, "ES256 outside the list");
+    let only_ec = verifier_for(&server)
+        .await
+        .algorithms([JwtAlgorithm::ES256]);
+    only_ec.verify(&token).await.unwrap();
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
-use mcp_runtime::client::{Client, ClientError, Retry, Step, form_answer};
+use mcp_runtime::client::{Client, ClientError, ClientLimits, Retry, Step, form_answer};
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{CompletionArgument, CompletionContext, CompletionReference};
 use mcp_runtime::state::RequestStateSigner;
@@ -407,6 +407,27 @@ async fn a_cursor_returned_twice_ends_the_list_with_an_error() {
         2,
         "no third page asked for"
     );
+}
+
+#[tokio::test]
+async fn a_list_follows_at_most_max_list_pages() {
+    let tool = json!([{"name": "t", "inputSchema": {"type": "object"}}]);
+    let (url, script) = scripted(vec![
+        page("tools", tool.clone(), Some("page-2")),
+        page("tools", tool.clone(), Some("page-3")),
+        page("tools", tool, None),
+    ])
+    .await;
+    let mut limits = ClientLimits::default();
+    assert_eq!(limits.max_list_pages, 1000);
+    limits.max_list_pages = 2;
+    let client = Client::http(&url).limits(limits).connect().await.unwrap();
+    let error = client.list_tools().await.unwrap_err();
+    assert!(
+        matches!(&error, ClientError::MalformedResponse(m) if m.contains("more than 2 pages")),
+        "{error}"
+    );
+    assert_eq!(script.seen.lock().unwrap().len(), 2, "no third page");
 }
 
 #[tokio::test]

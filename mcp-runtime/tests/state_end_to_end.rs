@@ -740,7 +740,7 @@ async fn an_expired_state_is_refused() {
     for kind in KINDS {
         let clock = ManualClock::at(1_000_000);
         let fixture = Fixture::new(&kind.label("expired"));
-        let signer = signer_on(7, &clock).ttl_seconds(300);
+        let signer = signer_on(7, &clock).expires_after(Duration::from_secs(300));
         let mut client = Client::connect(kind, fixture.server(signer, None)).await;
         let state = asked(&client.send(call(&fixture.tool, "staging", None)).await);
 
@@ -837,7 +837,9 @@ async fn a_full_replay_guard_refuses_new_retries_and_logs_why() {
         let clock = ManualClock::at(1_000_000);
         let fixture = Fixture::new(&kind.label("guard-full"));
         let guard = InMemoryReplayGuard::with_clock(clock.clone()).capacity(1);
-        let server = fixture.server_guarded(signer_on(9, &clock), Some(guard));
+        let signer = signer_on(9, &clock);
+        let lifetime = signer.ttl().as_secs();
+        let server = fixture.server_guarded(signer, Some(guard));
         let mut client = Client::connect(kind, server).await;
 
         // The first retry fills the guard.
@@ -861,7 +863,7 @@ async fn a_full_replay_guard_refuses_new_retries_and_logs_why() {
         assert_refusal_logged(&fixture.tool, "replay guard is full (1 unexpired states)");
 
         // Once the first state has expired, its room is free again.
-        clock.set(1_000_000 + mcp_runtime::state::DEFAULT_TTL_SECONDS);
+        clock.set(1_000_000 + lifetime);
         deployed_tool(
             &client
                 .send(call(&fixture.tool, "staging", Some(&second)))

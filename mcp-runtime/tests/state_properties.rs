@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -234,7 +235,7 @@ proptest! {
         let clock = ManualClock::at(start);
         let signer = RequestStateSigner::new([6u8; 32])
             .unwrap()
-            .ttl_seconds(ttl)
+            .expires_after(Duration::from_secs(ttl))
             .with_clock(clock.clone());
         let signer = if sealed { signer.sealed() } else { signer };
         let token = signer.sign(b"x").unwrap();
@@ -412,7 +413,7 @@ async fn a_verified_state_is_claimed_once() {
     let clock = ManualClock::at(NOW);
     let signer = RequestStateSigner::new([10u8; 32])
         .unwrap()
-        .ttl_seconds(60)
+        .expires_after(Duration::from_secs(60))
         .with_clock(clock.clone());
     let guard = InMemoryReplayGuard::with_clock(clock.clone());
     let token = signer.sign(b"once").unwrap();

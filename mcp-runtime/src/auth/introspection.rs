@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Caller;
-use super::{DEFAULT_FETCH_TIMEOUT, DEFAULT_LEEWAY, ProtectedResource, TokenError, parse_scopes};
+use super::jwt::{FETCH_TIMEOUT, LEEWAY};
+use super::{ProtectedResource, TokenError, parse_scopes};
 use super::{TokenVerifier, fetch::body_within_limit};
 use crate::BoxFuture;
 
@@ -37,6 +38,7 @@ pub struct IntrospectionVerifier {
     audience: Option<String>,
     issuer: String,
     leeway: Duration,
+    fetch_timeout: Duration,
     http: reqwest::Client,
 }
 
@@ -50,6 +52,8 @@ impl std::fmt::Debug for IntrospectionVerifier {
             )
             .field("audience", &self.audience)
             .field("issuer", &self.issuer)
+            .field("leeway", &self.leeway)
+            .field("fetch_timeout", &self.fetch_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -88,9 +92,9 @@ impl IntrospectionVerifier {
                 .first()
                 .cloned()
                 .unwrap_or_default(),
-            leeway: DEFAULT_LEEWAY,
+            leeway: LEEWAY,
+            fetch_timeout: FETCH_TIMEOUT,
             http: reqwest::Client::builder()
-                .timeout(DEFAULT_FETCH_TIMEOUT)
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
@@ -107,9 +111,18 @@ impl IntrospectionVerifier {
         self
     }
 
-    /// The clock leeway for `exp` and `nbf` ([`DEFAULT_LEEWAY`]).
+    /// The clock leeway for `exp` and `nbf` of the introspection answer
+    /// (default 30 s). Counted in whole seconds; a fraction is dropped.
     pub fn leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
+        self
+    }
+
+    /// The bound on one introspection request, from connecting to the last
+    /// byte of the answer (default 5 s); past it the token is neither
+    /// accepted nor refused ([`TokenError::Unavailable`], 503).
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch_timeout = timeout;
         self
     }
 
@@ -125,6 +138,7 @@ impl IntrospectionVerifier {
         let mut request = self
             .http
             .post(&self.endpoint)
+            .timeout(self.fetch_timeout)
             .header("content-type", "application/x-www-form-urlencoded")
             .header("accept", "application/json")
             .body(body);

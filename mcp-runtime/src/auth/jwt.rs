@@ -15,16 +15,128 @@ use super::fetch::body_within_limit;
 use super::{ProtectedResource, TokenError, TokenVerifier, parse_scopes};
 use crate::BoxFuture;
 
-/// The default clock leeway for `exp` and `nbf`.
-pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
-/// How long fetched keys are used before they are fetched again.
-pub const DEFAULT_KEYS_MAX_AGE: Duration = Duration::from_secs(600);
-/// The default least time between two fetches of the keys: tokens naming
-/// an unknown key fetch them again at most this often.
-pub const MIN_REFETCH_INTERVAL: Duration = Duration::from_secs(10);
+/// The clock leeway for `exp` and `nbf` by default: 30 s.
+pub(super) const LEEWAY: Duration = Duration::from_secs(30);
+/// How long fetched keys are used by default: 10 min.
+const KEYS_MAX_AGE: Duration = Duration::from_secs(600);
+/// The least time between two fetches of the keys by default: 10 s.
+const REFETCH_INTERVAL: Duration = Duration::from_secs(10);
+/// The bound on one fetch from the authorization server by default: 5 s.
+pub(super) const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default clock leeway for `exp` and `nbf` (30 s).
+#[doc(hidden)]
+#[deprecated(
+    note = "the default (30 s) is stated on `JwtVerifier::leeway`; this constant goes away"
+)]
+pub const DEFAULT_LEEWAY: Duration = LEEWAY;
+/// How long fetched keys are used before they are fetched again (10 min).
+#[doc(hidden)]
+#[deprecated(
+    note = "the default (10 min) is stated on `JwtVerifier::keys_max_age`; this constant goes away"
+)]
+pub const DEFAULT_KEYS_MAX_AGE: Duration = KEYS_MAX_AGE;
+/// The default least time between two fetches of the keys (10 s).
+#[doc(hidden)]
+#[deprecated(
+    note = "the default (10 s) is stated on `JwtVerifier::refetch_interval`; this constant goes away"
+)]
+pub const MIN_REFETCH_INTERVAL: Duration = REFETCH_INTERVAL;
 /// The default bound on one fetch of the authorization server's metadata
-/// or keys.
-pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
+/// or keys (5 s).
+#[doc(hidden)]
+#[deprecated(
+    note = "the default (5 s) is stated on `JwtVerifier::fetch_timeout`; this constant goes away"
+)]
+pub const DEFAULT_FETCH_TIMEOUT: Duration = FETCH_TIMEOUT;
+
+/// A JWS signature algorithm a [`JwtVerifier`] may accept (the `alg` of a
+/// token's header), named as in RFC 7518 (and RFC 8037 for EdDSA).
+///
+/// Only asymmetric algorithms are here: a resource server checks a token
+/// with the authorization server's public key and holds no shared secret,
+/// so the HMAC algorithms (`HS256`, `HS384`, `HS512`) cannot be named, and
+/// neither can `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[allow(clippy::upper_case_acronyms)]
+pub enum JwtAlgorithm {
+    /// `RS256`: RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// `RS384`: RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// `RS512`: RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// `PS256`: RSASSA-PSS with SHA-256 and MGF1 with SHA-256.
+    PS256,
+    /// `PS384`: RSASSA-PSS with SHA-384 and MGF1 with SHA-384.
+    PS384,
+    /// `PS512`: RSASSA-PSS with SHA-512 and MGF1 with SHA-512.
+    PS512,
+    /// `ES256`: ECDSA on P-256 with SHA-256.
+    ES256,
+    /// `ES384`: ECDSA on P-384 with SHA-384.
+    ES384,
+    /// `EdDSA`: Edwards-curve signatures (Ed25519).
+    EdDSA,
+}
+
+impl JwtAlgorithm {
+    /// Every algorithm: what a verifier accepts by default.
+    const ALL: [Self; 9] = [
+        Self::RS256,
+        Self::RS384,
+        Self::RS512,
+        Self::PS256,
+        Self::PS384,
+        Self::PS512,
+        Self::ES256,
+        Self::ES384,
+        Self::EdDSA,
+    ];
+
+    /// The name of the algorithm in a token's header (`"RS256"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::RS256 => "RS256",
+            Self::RS384 => "RS384",
+            Self::RS512 => "RS512",
+            Self::PS256 => "PS256",
+            Self::PS384 => "PS384",
+            Self::PS512 => "PS512",
+            Self::ES256 => "ES256",
+            Self::ES384 => "ES384",
+            Self::EdDSA => "EdDSA",
+        }
+    }
+
+    /// The JOSE library's name for it.
+    fn jose(self) -> Algorithm {
+        match self {
+            Self::RS256 => Algorithm::RS256,
+            Self::RS384 => Algorithm::RS384,
+            Self::RS512 => Algorithm::RS512,
+            Self::PS256 => Algorithm::PS256,
+            Self::PS384 => Algorithm::PS384,
+            Self::PS512 => Algorithm::PS512,
+            Self::ES256 => Algorithm::ES256,
+            Self::ES384 => Algorithm::ES384,
+            Self::EdDSA => Algorithm::EdDSA,
+        }
+    }
+
+    /// The algorithm a token's header names, when it is one of these
+    /// (`None` for HMAC, and for any the JOSE library adds later).
+    fn from_jose(alg: Algorithm) -> Option<Self> {
+        Self::ALL.into_iter().find(|ours| ours.jose() == alg)
+    }
+}
+
+impl std::fmt::Display for JwtAlgorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Verifies JWT access tokens (RFC 9068) issued by one authorization
 /// server for one protected resource: the signature with the server's
@@ -48,10 +160,11 @@ pub struct JwtVerifier {
     issuer: String,
     audience: Option<String>,
     jwks_uri: String,
-    algorithms: Vec<Algorithm>,
+    algorithms: Vec<JwtAlgorithm>,
     leeway: Duration,
     keys_max_age: Duration,
     refetch_interval: Duration,
+    fetch_timeout: Duration,
     http: reqwest::Client,
     /// The keys as last fetched; read by every verification, written only
     /// by the one holding `fetching`.
@@ -79,6 +192,9 @@ impl std::fmt::Debug for JwtVerifier {
             .field("jwks_uri", &self.jwks_uri)
             .field("algorithms", &self.algorithms)
             .field("leeway", &self.leeway)
+            .field("keys_max_age", &self.keys_max_age)
+            .field("refetch_interval", &self.refetch_interval)
+            .field("fetch_timeout", &self.fetch_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -116,22 +232,12 @@ impl JwtVerifier {
                 .unwrap_or_default(),
             audience: Some(resource.resource().to_owned()),
             jwks_uri: jwks_uri.into(),
-            algorithms: vec![
-                Algorithm::RS256,
-                Algorithm::RS384,
-                Algorithm::RS512,
-                Algorithm::PS256,
-                Algorithm::PS384,
-                Algorithm::PS512,
-                Algorithm::ES256,
-                Algorithm::ES384,
-                Algorithm::EdDSA,
-            ],
-            leeway: DEFAULT_LEEWAY,
-            keys_max_age: DEFAULT_KEYS_MAX_AGE,
-            refetch_interval: MIN_REFETCH_INTERVAL,
+            algorithms: JwtAlgorithm::ALL.to_vec(),
+            leeway: LEEWAY,
+            keys_max_age: KEYS_MAX_AGE,
+            refetch_interval: REFETCH_INTERVAL,
+            fetch_timeout: FETCH_TIMEOUT,
             http: reqwest::Client::builder()
-                .timeout(DEFAULT_FETCH_TIMEOUT)
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
@@ -177,34 +283,43 @@ impl JwtVerifier {
         )))
     }
 
-    /// The algorithms accepted (an allow-list; HMAC ones are refused, as a
-    /// resource server holds no shared secret).
-    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> Self {
-        self.algorithms = algorithms
-            .into_iter()
-            .filter(|a| !matches!(a, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512))
-            .collect();
+    /// The algorithms accepted: an allow-list (default: every
+    /// [`JwtAlgorithm`], all of them asymmetric). A token whose header
+    /// names another algorithm is refused before its key is looked up. An
+    /// empty list refuses every token.
+    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = JwtAlgorithm>) -> Self {
+        self.algorithms = algorithms.into_iter().collect();
         self
     }
 
-    /// The clock leeway for `exp` and `nbf` ([`DEFAULT_LEEWAY`]).
+    /// The clock leeway for `exp` and `nbf`: how far past its `exp` a
+    /// token is still accepted, and how far before its `nbf` (default
+    /// 30 s). Counted in whole seconds; a fraction is dropped.
     pub fn leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
         self
     }
 
     /// How long fetched keys are used before they are fetched again
-    /// ([`DEFAULT_KEYS_MAX_AGE`]).
+    /// (default 10 min).
     pub fn keys_max_age(mut self, max_age: Duration) -> Self {
         self.keys_max_age = max_age;
         self
     }
 
-    /// The least time between two fetches of the keys
-    /// ([`MIN_REFETCH_INTERVAL`]): a token naming an unknown key fetches
-    /// them again, but a flood of such tokens fetches no more often.
+    /// The least time between two fetches of the keys (default 10 s): a
+    /// token naming an unknown key fetches them again, but a flood of such
+    /// tokens fetches no more often.
     pub fn refetch_interval(mut self, interval: Duration) -> Self {
         self.refetch_interval = interval;
+        self
+    }
+
+    /// The bound on one fetch of the keys, from connecting to the last
+    /// byte of the answer (default 5 s). [`Self::discover`] reads the
+    /// authorization server's metadata within the default.
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch_timeout = timeout;
         self
     }
 
@@ -223,6 +338,7 @@ impl JwtVerifier {
         let response = self
             .http
             .get(url)
+            .timeout(self.fetch_timeout)
             .header("accept", "application/json")
             .send()
             .await
@@ -345,15 +461,17 @@ impl TokenVerifier for JwtVerifier {
         Box::pin(async move {
             let header =
                 decode_header(token).map_err(|e| TokenError::Invalid(format!("not a JWT: {e}")))?;
-            if !self.algorithms.contains(&header.alg) {
+            let Some(alg) =
+                JwtAlgorithm::from_jose(header.alg).filter(|alg| self.algorithms.contains(alg))
+            else {
                 return Err(TokenError::Invalid(format!(
                     "the algorithm {:?} is not accepted",
                     header.alg
                 )));
-            }
+            };
             let key = self.key(header.kid.as_deref()).await?;
-            let mut validation = Validation::new(header.alg);
-            validation.algorithms = vec![header.alg];
+            let mut validation = Validation::new(alg.jose());
+            validation.algorithms = vec![alg.jose()];
             validation.set_issuer(&[self.issuer.as_str()]);
             match &self.audience {
                 Some(audience) => validation.set_audience(&[audience.as_str()]),
@@ -408,11 +526,26 @@ mod tests {
     }
 
     #[test]
-    fn hmac_algorithms_cannot_be_allowed() {
+    fn our_algorithms_are_the_jose_ones_of_the_same_name_and_never_hmac() {
+        for ours in JwtAlgorithm::ALL {
+            assert_eq!(format!("{:?}", ours.jose()), ours.name());
+            assert_eq!(JwtAlgorithm::from_jose(ours.jose()), Some(ours));
+        }
+        for hmac in [Algorithm::HS256, Algorithm::HS384, Algorithm::HS512] {
+            assert_eq!(JwtAlgorithm::from_jose(hmac), None);
+        }
+    }
+
+    #[test]
+    fn the_allow_list_is_the_one_given() {
         let resource = ProtectedResource::new("https://m.example.com/mcp", "https://a.example.com")
             .unwrap_or_else(|e| panic!("{e}"));
-        let verifier = JwtVerifier::new(&resource, "https://a.example.com/jwks")
-            .algorithms([Algorithm::HS256, Algorithm::ES256]);
-        assert_eq!(verifier.algorithms, [Algorithm::ES256]);
+        let verifier = JwtVerifier::new(&resource, "https://a.example.com/jwks");
+        assert_eq!(verifier.algorithms, JwtAlgorithm::ALL);
+        let verifier = verifier.algorithms([JwtAlgorithm::ES256, JwtAlgorithm::EdDSA]);
+        assert_eq!(
+            verifier.algorithms,
+            [JwtAlgorithm::ES256, JwtAlgorithm::EdDSA]
+        );
     }
 }

@@ -22,9 +22,9 @@ mod token;
 
 pub use caller::Caller;
 pub use introspection::IntrospectionVerifier;
-pub use jsonwebtoken::Algorithm;
-pub use jwt::{
-    DEFAULT_FETCH_TIMEOUT, DEFAULT_KEYS_MAX_AGE, DEFAULT_LEEWAY, JwtVerifier, MIN_REFETCH_INTERVAL,
-};
+pub use jwt::{JwtAlgorithm, JwtVerifier};
+// Kept for one release, hidden: the defaults are stated on the setters.
+#[allow(deprecated)]
+pub use jwt::{DEFAULT_FETCH_TIMEOUT, DEFAULT_KEYS_MAX_AGE, DEFAULT_LEEWAY, MIN_REFETCH_INTERVAL};
 pub use resource::{AuthConfigError, Challenge, METADATA_PATH, ProtectedResource, scope_challenge};
 pub use token::{TokenError, TokenVerifier, parse_scopes};

@@ -332,7 +332,7 @@ impl Client {
         params: JsonObject,
         per_call: Option<&PerCall<'_>>,
     ) -> Result<T, ClientError> {
-        let limit = self.max_duration;
+        let limit = self.limits.max_duration;
         let capabilities = match per_call {
             Some(_) => with_elicitation(&self.capabilities),
             None => self.capabilities.clone(),
@@ -347,9 +347,9 @@ impl Client {
                 match step {
                     Step::Complete(result) => return Ok(result),
                     Step::InputRequired(asked) => {
-                        if fulfilled >= self.max_rounds {
+                        if fulfilled >= self.limits.max_rounds {
                             return Err(ClientError::RoundsExceeded {
-                                max_rounds: self.max_rounds,
+                                max_rounds: self.limits.max_rounds,
                             });
                         }
                         let responses = match per_call {

@@ -98,15 +98,74 @@ use crate::schema::{
 };
 use transport::Transport;
 
-/// The default bound on fulfilled `input_required` rounds per request.
-pub const DEFAULT_MAX_ROUNDS: usize = 10;
+/// The bound on fulfilled `input_required` rounds per request by default.
+const MAX_ROUNDS: usize = 10;
+/// The bound on pages one `list_*` call follows by default.
+const LIST_PAGES: usize = 1000;
+/// The bound on the total time of one auto-fulfilled request by default.
+const MAX_DURATION: Duration = Duration::from_secs(300);
 
-/// The bound on pages one `list_*` call follows, against a server whose
-/// cursors never end.
-pub const MAX_LIST_PAGES: usize = 1000;
+/// The bounds of a [`Client`]: how far it goes fulfilling input requests,
+/// and how many pages a `list_*` call follows. Each field states its
+/// default, which [`ClientLimits::default`] holds.
+///
+/// Set them at once with [`ClientBuilder::limits`], starting from the
+/// defaults, or with [`ClientBuilder::max_rounds`] and
+/// [`ClientBuilder::max_duration`], which write into the same settings.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::client::{Client, ClientLimits};
+///
+/// let mut limits = ClientLimits::default();
+/// limits.max_rounds = 3;
+/// limits.max_duration = Duration::from_secs(30);
+/// let builder = Client::http("http://127.0.0.1:8080/mcp").limits(limits);
+/// assert_eq!(builder.current_limits().max_rounds, 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientLimits {
+    /// The most `input_required` rounds fulfilled for one request; the
+    /// server asking again after that many ends the call with
+    /// [`ClientError::RoundsExceeded`]. Default: 10.
+    pub max_rounds: usize,
+    /// The bound on the total time of one auto-fulfilled request, its
+    /// rounds and the answering of them included; past it the call ends
+    /// with [`ClientError::Timeout`]. Default: 5 min.
+    pub max_duration: Duration,
+    /// The most pages one `list_*` call follows, against a server whose
+    /// cursors never end; past it the call ends with
+    /// [`ClientError::MalformedResponse`]. At least 1 (0 is taken as 1).
+    /// Default: 1,000.
+    pub max_list_pages: usize,
+}
 
-/// The default bound on the total time of one auto-fulfilled request.
-pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(300);
+impl Default for ClientLimits {
+    fn default() -> Self {
+        Self {
+            max_rounds: MAX_ROUNDS,
+            max_duration: MAX_DURATION,
+            max_list_pages: LIST_PAGES,
+        }
+    }
+}
+
+/// The default bound on fulfilled `input_required` rounds per request (10).
+#[doc(hidden)]
+#[deprecated(note = "use `ClientLimits::default().max_rounds`")]
+pub const DEFAULT_MAX_ROUNDS: usize = MAX_ROUNDS;
+
+/// The bound on pages one `list_*` call follows (1,000).
+#[doc(hidden)]
+#[deprecated(note = "use `ClientLimits::default().max_list_pages`")]
+pub const MAX_LIST_PAGES: usize = LIST_PAGES;
+
+/// The default bound on the total time of one auto-fulfilled request
+/// (5 min).
+#[doc(hidden)]
+#[deprecated(note = "use `ClientLimits::default().max_duration`")]
+pub const DEFAULT_MAX_DURATION: Duration = MAX_DURATION;
 
 enum Target {
     Http(String),
@@ -118,8 +177,7 @@ pub struct ClientBuilder {
     target: Target,
     client_info: Implementation,
     handlers: Handlers,
-    max_rounds: usize,
-    max_duration: Duration,
+    limits: ClientLimits,
 }
 
 impl ClientBuilder {
@@ -128,8 +186,7 @@ impl ClientBuilder {
             target,
             client_info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
             handlers: Handlers::default(),
-            max_rounds: DEFAULT_MAX_ROUNDS,
-            max_duration: DEFAULT_MAX_DURATION,
+            limits: ClientLimits::default(),
         }
     }
 
@@ -139,15 +196,31 @@ impl ClientBuilder {
         self
     }
 
-    /// Bounds the `input_required` rounds fulfilled per request (default 10).
-    pub fn max_rounds(mut self, rounds: usize) -> Self {
-        self.max_rounds = rounds;
+    /// Sets every limit at once (see [`ClientLimits`] for each and its
+    /// default).
+    pub fn limits(mut self, limits: ClientLimits) -> Self {
+        self.limits = limits;
+        self.limits.max_list_pages = limits.max_list_pages.max(1);
         self
     }
 
-    /// Bounds the total time of one auto-fulfilled request (default 5 min).
+    /// The limits the client will apply: the defaults, changed by
+    /// [`Self::limits`] and the setters of one limit.
+    pub fn current_limits(&self) -> &ClientLimits {
+        &self.limits
+    }
+
+    /// Bounds the `input_required` rounds fulfilled per request
+    /// ([`ClientLimits::max_rounds`], default 10).
+    pub fn max_rounds(mut self, rounds: usize) -> Self {
+        self.limits.max_rounds = rounds;
+        self
+    }
+
+    /// Bounds the total time of one auto-fulfilled request
+    /// ([`ClientLimits::max_duration`], default 5 min).
     pub fn max_duration(mut self, limit: Duration) -> Self {
-        self.max_duration = limit;
+        self.limits.max_duration = limit;
         self
     }
 
@@ -168,8 +241,7 @@ impl ClientBuilder {
             capabilities: self.handlers.capabilities(),
             client_info: self.client_info,
             handlers: self.handlers,
-            max_rounds: self.max_rounds,
-            max_duration: self.max_duration,
+            limits: self.limits,
             next_id: AtomicI64::new(1),
             param_headers: Default::default(),
         })
@@ -182,8 +254,7 @@ pub struct Client {
     capabilities: ClientCapabilities,
     client_info: Implementation,
     handlers: Handlers,
-    max_rounds: usize,
-    max_duration: Duration,
+    limits: ClientLimits,
     next_id: AtomicI64,
     /// Per tool, its `x-mcp-header` annotations: (property, header name).
     param_headers: std::sync::Mutex<std::collections::HashMap<String, Vec<(String, String)>>>,
@@ -329,13 +400,14 @@ impl Client {
 
     /// Follows `nextCursor` through every page of a `*/list` method.
     ///
-    /// At most [`MAX_LIST_PAGES`] pages are read, and a cursor the server
+    /// At most [`ClientLimits::max_list_pages`] pages are read, and a cursor the server
     /// already returned ends the walk with an error instead of a loop.
     async fn list_all<P: Page>(&self, method: &str) -> Result<Vec<P::Item>, ClientError> {
         let mut items = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_LIST_PAGES {
+        let max_pages = self.limits.max_list_pages;
+        for _ in 0..max_pages {
             let mut params = JsonObject::new();
             if let Some(cursor) = cursor.take() {
                 params.insert("cursor".into(), cursor.into());
@@ -355,7 +427,7 @@ impl Client {
             }
         }
         Err(ClientError::MalformedResponse(format!(
-            "{method} had more than {MAX_LIST_PAGES} pages"
+            "{method} had more than {max_pages} pages"
         )))
     }
 

@@ -22,11 +22,19 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{KeyError, StateError};
 pub use keys::{MIN_SECRET_BYTES, SigningKey};
 #[cfg(feature = "redis")]
-pub use redis::{DEFAULT_KEY_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayGuard};
+pub use redis::{DEFAULT_REDIS_TIMEOUT, RedisReplayGuard};
+// Kept for one release, hidden: the default is stated on `key_prefix`.
+#[cfg(feature = "redis")]
+#[allow(deprecated)]
+pub use redis::DEFAULT_KEY_PREFIX;
 #[cfg(feature = "redis")]
 pub(crate) use redis::{Script, lazy_connection};
 pub use replay::{
-    DEFAULT_OUTCOME_BUDGET, InMemoryReplayGuard, ReplayError, ReplayGuard, RoundClaim,
-    default_replay_capacity,
+    InMemoryReplayGuard, ReplayError, ReplayGuard, RoundClaim, default_replay_capacity,
 };
-pub use signer::{DEFAULT_TTL_SECONDS, MAX_STATE_BYTES, RequestStateSigner, VerifiedState};
+pub use signer::{MAX_STATE_BYTES, RequestStateSigner, VerifiedState};
+// Kept for one release, hidden: the defaults are stated on the setters.
+#[allow(deprecated)]
+pub use replay::DEFAULT_OUTCOME_BUDGET;
+#[allow(deprecated)]
+pub use signer::DEFAULT_TTL_SECONDS;

@@ -47,10 +47,19 @@ redis.call('SET', KEYS[1], 'D' .. string.sub(kept, 2, 65) .. ARGV[1], 'KEEPTTL')
 return 1
 ";
 
-/// The default prefix of the keys the guard writes.
-pub const DEFAULT_KEY_PREFIX: &str = "mcp:request-state:";
+/// The prefix of the keys the guard writes by default.
+const KEY_PREFIX: &str = "mcp:request-state:";
 
-/// The default bound on one Redis round trip, and on one connection attempt.
+/// The default prefix of the keys the guard writes (`mcp:request-state:`).
+#[doc(hidden)]
+#[deprecated(
+    note = "the default (`mcp:request-state:`) is stated on `RedisReplayGuard::key_prefix`; this constant goes away"
+)]
+pub const DEFAULT_KEY_PREFIX: &str = KEY_PREFIX;
+
+/// The default bound on one Redis round trip, and on one connection attempt
+/// (1 s), of every Redis-backed part: [`RedisReplayGuard::new`], and the
+/// task store's and URL steps' `new`.
 pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// A replay guard shared by every instance that points at the same Redis:
@@ -161,9 +170,10 @@ fn invocation(command: &str, script: &str, keys: &[&str], args: &[&str]) -> redi
 }
 
 impl RedisReplayGuard {
-    /// A guard on the Redis at `url` (`redis://host:port/db`), with
-    /// [`DEFAULT_REDIS_TIMEOUT`]. It connects lazily, on the first claim,
-    /// and reconnects by itself, so a server can start while Redis is down.
+    /// A guard on the Redis at `url` (`redis://host:port/db`), each
+    /// connection attempt and each command bounded by 1 s (see
+    /// [`Self::with_timeout`]). It connects lazily, on the first claim, and
+    /// reconnects by itself, so a server can start while Redis is down.
     /// Only a malformed URL, or a call outside a Tokio runtime, is an error
     /// here.
     pub fn new(url: &str) -> Result<Self, ReplayError> {
@@ -171,12 +181,14 @@ impl RedisReplayGuard {
     }
 
     /// Like [`new`](Self::new), with `timeout` bounding each connection
-    /// attempt and each command.
+    /// attempt and each command instead of the default 1 s. When Redis
+    /// does not answer within it, the claim fails and the retry is refused
+    /// (`-32603`).
     pub fn with_timeout(url: &str, timeout: Duration) -> Result<Self, ReplayError> {
         let connection = lazy_connection(url, timeout).map_err(ReplayError::Unavailable)?;
         Ok(Self {
             connection,
-            prefix: DEFAULT_KEY_PREFIX.to_owned(),
+            prefix: KEY_PREFIX.to_owned(),
             clock: Arc::new(SystemClock),
             scripts: Arc::new([
                 Script::new(CLAIM_ROUND_SCRIPT),
@@ -185,8 +197,8 @@ impl RedisReplayGuard {
         })
     }
 
-    /// Prefixes every key with `prefix` instead of [`DEFAULT_KEY_PREFIX`]
-    /// (to share one Redis between services).
+    /// Prefixes every key with `prefix` instead of the default
+    /// `mcp:request-state:` (to share one Redis between services).
     pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self

@@ -106,10 +106,17 @@ pub enum RoundClaim {
     Refused,
 }
 
+/// The most bytes of outcomes an [`InMemoryReplayGuard`] keeps at once by
+/// default: 64 MiB.
+const OUTCOME_BUDGET: usize = 64 << 20;
+
 /// The default most bytes of outcomes an [`InMemoryReplayGuard`] keeps at
-/// once (64 MiB): past it, outcomes are not kept and their duplicates are
-/// refused.
-pub const DEFAULT_OUTCOME_BUDGET: usize = 64 << 20;
+/// once (64 MiB).
+#[doc(hidden)]
+#[deprecated(
+    note = "the default (64 MiB) is stated on `InMemoryReplayGuard::outcome_budget`; this constant goes away"
+)]
+pub const DEFAULT_OUTCOME_BUDGET: usize = OUTCOME_BUDGET;
 
 /// A replay guard in this process's memory.
 ///
@@ -217,18 +224,21 @@ impl InMemoryReplayGuard {
             }),
             clock,
             capacity: default_replay_capacity(),
-            outcome_budget: DEFAULT_OUTCOME_BUDGET,
+            outcome_budget: OUTCOME_BUDGET,
         }
     }
 
-    /// The most bytes of round outcomes kept at once
-    /// ([`DEFAULT_OUTCOME_BUDGET`]); 0 keeps none.
+    /// The most bytes of round outcomes kept at once (default 64 MiB); 0
+    /// keeps none. Past it, an outcome is not kept and its duplicates are
+    /// refused.
     pub fn outcome_budget(mut self, bytes: usize) -> Self {
         self.outcome_budget = bytes;
         self
     }
 
-    /// The most unexpired states remembered at once (at least 1).
+    /// The most unexpired states remembered at once, at least 1 (default
+    /// [`default_replay_capacity`]: an amount in proportion to the
+    /// machine's memory, 1 Mi entries for 8 GiB).
     pub fn capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity.max(1);
         self

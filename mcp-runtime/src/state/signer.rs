@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -15,8 +16,15 @@ use crate::receive_context::ReceiveContext;
 /// before any decoding, and minting refuses to produce one.
 pub const MAX_STATE_BYTES: usize = 16 * 1024;
 
-/// The default lifetime of a state: ten minutes.
-pub const DEFAULT_TTL_SECONDS: u64 = 600;
+/// The lifetime of a state by default, in seconds: ten minutes.
+const TTL_SECONDS: u64 = 600;
+
+/// The default lifetime of a state, in seconds: ten minutes.
+#[doc(hidden)]
+#[deprecated(
+    note = "the default (10 min) is stated on `RequestStateSigner::expires_after`, and `ttl()` returns a signer's lifetime as a `Duration`"
+)]
+pub const DEFAULT_TTL_SECONDS: u64 = TTL_SECONDS;
 
 type Policy = dyn Fn(&BindingRequest<'_>, &ReceiveContext) -> Binding + Send + Sync;
 
@@ -34,9 +42,10 @@ type Policy = dyn Fn(&BindingRequest<'_>, &ReceiveContext) -> Binding + Send + S
 /// [`Self::sealed`] encrypts payloads as well. Cloning is cheap.
 ///
 /// ```
+/// use std::time::Duration;
 /// use mcp_runtime::state::{Binding, RequestStateSigner};
 ///
-/// let signer = RequestStateSigner::new([7u8; 32])?.ttl_seconds(300);
+/// let signer = RequestStateSigner::new([7u8; 32])?.expires_after(Duration::from_secs(300));
 /// let bound = signer.bind_to(Binding::empty().with("alice").with("tools/call"));
 /// let token = bound.sign(b"awaiting-confirmation")?;
 /// assert_eq!(bound.verify(&token)?.payload(), b"awaiting-confirmation");
@@ -128,7 +137,7 @@ impl RequestStateSigner {
             config: Arc::new(Config {
                 signing,
                 verifying: keys,
-                ttl_seconds: DEFAULT_TTL_SECONDS,
+                ttl_seconds: TTL_SECONDS,
                 sealed: false,
                 clock: Arc::new(SystemClock),
                 policy: None,
@@ -143,7 +152,24 @@ impl RequestStateSigner {
         self
     }
 
-    /// How long a minted state stays valid (default 600 seconds).
+    /// How long a minted state stays valid, counted from the arrival of
+    /// the request that hands it out (default 10 min).
+    ///
+    /// A state's expiry is a whole second (Unix time), so `lifetime` is
+    /// rounded up to whole seconds, and is at least one second:
+    /// `Duration::from_millis(1500)` gives 2 s, `Duration::ZERO` 1 s.
+    /// [`Self::ttl`] returns the lifetime as applied.
+    pub fn expires_after(self, lifetime: Duration) -> Self {
+        let seconds = lifetime
+            .as_secs()
+            .saturating_add(u64::from(lifetime.subsec_nanos() > 0))
+            .max(1);
+        self.configure(|c| c.ttl_seconds = seconds)
+    }
+
+    /// How long a minted state stays valid, in seconds (default 600); 0
+    /// mints states that have already expired.
+    #[deprecated(note = "use `expires_after(Duration::from_secs(seconds))`")]
     pub fn ttl_seconds(self, seconds: u64) -> Self {
         self.configure(|c| c.ttl_seconds = seconds)
     }
@@ -238,9 +264,10 @@ impl RequestStateSigner {
         self.config.signing.id()
     }
 
-    /// The lifetime of minted states, in seconds.
-    pub fn ttl(&self) -> u64 {
-        self.config.ttl_seconds
+    /// The lifetime of minted states (whole seconds; see
+    /// [`Self::expires_after`]).
+    pub fn ttl(&self) -> Duration {
+        Duration::from_secs(self.config.ttl_seconds)
     }
 
     /// Mints a state carrying `payload` under the bound binding.
@@ -342,11 +369,56 @@ impl fmt::Debug for RequestStateSigner {
                     .map(SigningKey::id)
                     .collect::<Vec<_>>(),
             )
-            .field("ttl_seconds", &self.config.ttl_seconds)
+            .field("ttl", &self.ttl())
             .field("sealed", &self.config.sealed)
             .field("custom_policy", &self.config.policy.is_some())
             .field("bound", &self.bound)
             .field("at", &self.at)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::ManualClock;
+
+    fn signer() -> RequestStateSigner {
+        RequestStateSigner::new([3u8; 32]).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_lifetime_is_whole_seconds_rounded_up_and_at_least_one() {
+        assert_eq!(signer().ttl(), Duration::from_secs(600));
+        let cases = [
+            (Duration::from_secs(300), 300),
+            (Duration::from_millis(1500), 2),
+            (Duration::from_nanos(1), 1),
+            (Duration::ZERO, 1),
+            (Duration::MAX, u64::MAX),
+        ];
+        for (lifetime, seconds) in cases {
+            assert_eq!(
+                signer().expires_after(lifetime).ttl(),
+                Duration::from_secs(seconds),
+                "{lifetime:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_state_expires_after_its_lifetime() {
+        let clock = Arc::new(ManualClock::at(1_000));
+        let signer = signer()
+            .expires_after(Duration::from_millis(2500))
+            .with_clock(clock.clone());
+        let token = signer.sign(b"x").unwrap_or_else(|e| panic!("{e}"));
+        let verified = signer.verify(&token).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(verified.expires_at(), 1_003);
+        clock.set(1_003);
+        assert!(matches!(
+            signer.verify(&token),
+            Err(StateError::Expired { .. })
+        ));
     }
 }

@@ -5,8 +5,8 @@
 //! to stdout (logs belong on stderr). `notifications/cancelled` stops the
 //! named request without a response. At end of input the requests in
 //! flight are answered, then [`serve`] returns. At most
-//! [`DEFAULT_MAX_IN_FLIGHT`] requests (settable) are handled at once;
-//! reading pauses while they are.
+//! [`StdioLimits::max_in_flight`] requests (64 by default) are handled at
+//! once; reading pauses while they are.
 //!
 //! A 2025-era client's `initialize` pins a session to the connection: its
 //! later requests are served in it, the server's questions to it (the
@@ -36,14 +36,65 @@ use crate::schema::McpError;
 use crate::server::{Notifier, ReceiveContext, Response, Server, TransportKind, parse_message};
 use crate::transport::session::{Driver, Step, changes};
 
-/// The longest line accepted by default (16 MiB); longer lines are refused
-/// with `-32600` and skipped.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// The longest line accepted by default: 16 MiB.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-/// The most requests handled at once by default. While that many are in
-/// flight, reading stops until one finishes: a peer that writes without
-/// reading the answers fills the pipe, not the server's memory.
-pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
+/// The most requests handled at once by default: 64.
+const MAX_IN_FLIGHT: usize = 64;
+
+/// The bounds of a [`StdioTransport`]: how long one message may be and how
+/// many requests are handled at once. Each field states its default, which
+/// [`StdioLimits::default`] holds.
+///
+/// Set them at once with [`StdioTransport::limits`], starting from the
+/// defaults, or one at a time with [`StdioTransport::max_line_bytes`] and
+/// [`StdioTransport::max_in_flight`], which write into the same settings;
+/// [`StdioTransport::current_limits`] reads them back.
+///
+/// ```
+/// use mcp_runtime::server::Server;
+/// use mcp_runtime::transport::stdio::{StdioLimits, StdioTransport};
+///
+/// # fn build() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut limits = StdioLimits::default();
+/// limits.max_in_flight = 8;
+/// let server = Server::builder("limited", "1.0.0").build()?;
+/// let transport = StdioTransport::new(server).limits(limits);
+/// assert_eq!(transport.current_limits().max_in_flight, 8);
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StdioLimits {
+    /// The longest line (one message) accepted, in bytes, without its
+    /// newline; a longer one is skipped and answered `-32600`. Default:
+    /// 16 MiB.
+    pub max_line_bytes: usize,
+    /// The most requests handled at once. While that many are in flight no
+    /// further line is read, `notifications/cancelled` included: a peer
+    /// that writes without reading the answers fills the pipe, not the
+    /// server's memory. At least 1 (0 is taken as 1). Default: 64.
+    pub max_in_flight: usize,
+}
+
+impl Default for StdioLimits {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: MAX_LINE_BYTES,
+            max_in_flight: MAX_IN_FLIGHT,
+        }
+    }
+}
+
+/// The longest line accepted by default (16 MiB).
+#[doc(hidden)]
+#[deprecated(note = "use `StdioLimits::default().max_line_bytes`")]
+pub const DEFAULT_MAX_LINE_BYTES: usize = MAX_LINE_BYTES;
+
+/// The most requests handled at once by default (64).
+#[doc(hidden)]
+#[deprecated(note = "use `StdioLimits::default().max_in_flight`")]
+pub const DEFAULT_MAX_IN_FLIGHT: usize = MAX_IN_FLIGHT;
 
 /// Lines queued for stdout before handlers wait for the writer.
 const OUTPUT_BUFFER: usize = 256;
@@ -58,13 +109,12 @@ pub async fn serve(server: Server) -> io::Result<()> {
 /// requests handled concurrently up to a bound.
 ///
 /// Memory is bounded by the in-flight limit times what one request holds
-/// (its parsed line, at most [`Self::max_line_bytes`]), plus the queued
-/// output lines.
+/// (its parsed line, at most [`StdioLimits::max_line_bytes`]), plus the
+/// queued output lines.
 #[must_use = "the transport does nothing until it serves"]
 pub struct StdioTransport {
     server: Server,
-    max_line_bytes: usize,
-    max_in_flight: usize,
+    limits: StdioLimits,
 }
 
 impl StdioTransport {
@@ -72,23 +122,36 @@ impl StdioTransport {
     pub fn new(server: Server) -> Self {
         Self {
             server,
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            limits: StdioLimits::default(),
         }
     }
 
-    /// The longest line accepted (default [`DEFAULT_MAX_LINE_BYTES`]);
-    /// a longer one is skipped and answered `-32600`.
-    pub fn max_line_bytes(mut self, limit: usize) -> Self {
-        self.max_line_bytes = limit;
+    /// Sets every limit at once (see [`StdioLimits`] for each and its
+    /// default).
+    pub fn limits(mut self, limits: StdioLimits) -> Self {
+        self.limits = limits;
+        self.limits.max_in_flight = limits.max_in_flight.max(1);
         self
     }
 
-    /// The most requests handled at once (default
-    /// [`DEFAULT_MAX_IN_FLIGHT`], at least 1). While they are all in flight
-    /// no further line is read, `notifications/cancelled` included.
+    /// The limits this transport applies: the defaults, changed by
+    /// [`Self::limits`] and the setters of one limit.
+    pub fn current_limits(&self) -> &StdioLimits {
+        &self.limits
+    }
+
+    /// The longest line accepted ([`StdioLimits::max_line_bytes`], default
+    /// 16 MiB); a longer one is skipped and answered `-32600`.
+    pub fn max_line_bytes(mut self, limit: usize) -> Self {
+        self.limits.max_line_bytes = limit;
+        self
+    }
+
+    /// The most requests handled at once ([`StdioLimits::max_in_flight`],
+    /// default 64, at least 1). While they are all in flight no further
+    /// line is read, `notifications/cancelled` included.
     pub fn max_in_flight(mut self, limit: usize) -> Self {
-        self.max_in_flight = limit.max(1);
+        self.limits.max_in_flight = limit.max(1);
         self
     }
 
@@ -106,8 +169,12 @@ impl StdioTransport {
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let driver = Arc::new(Driver::new().max_in_flight(self.max_in_flight));
-        serve_driven(self.server, driver, self.max_line_bytes, input, output).await
+        let StdioLimits {
+            max_line_bytes,
+            max_in_flight,
+        } = self.limits;
+        let driver = Arc::new(Driver::new().max_in_flight(max_in_flight));
+        serve_driven(self.server, driver, max_line_bytes, input, output).await
     }
 }
 
@@ -288,6 +355,22 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn the_defaults_are_the_documented_ones_and_in_flight_is_at_least_one() {
+        let limits = StdioLimits::default();
+        assert_eq!(limits.max_line_bytes, 16 * 1024 * 1024);
+        assert_eq!(limits.max_in_flight, 64);
+        let server = Server::builder("stdio", "1").build().unwrap();
+        let zero = StdioLimits {
+            max_in_flight: 0,
+            ..limits
+        };
+        let transport = StdioTransport::new(server).limits(zero);
+        assert_eq!(transport.current_limits().max_in_flight, 1);
+        let transport = transport.max_line_bytes(10);
+        assert_eq!(transport.current_limits().max_line_bytes, 10);
+    }
+
     /// Before the driver, a request's task was spawned before it was put
     /// in the cancel table: one that finished first left its entry behind
     /// for good, one per request id.
@@ -295,13 +378,14 @@ mod tests {
     async fn quick_requests_leave_nothing_in_the_cancel_table() {
         const REQUESTS: usize = 2_000;
         let server = Server::builder("stdio", "1").build().unwrap();
-        let driver = Arc::new(Driver::new().max_in_flight(DEFAULT_MAX_IN_FLIGHT));
+        let limits = StdioLimits::default();
+        let driver = Arc::new(Driver::new().max_in_flight(limits.max_in_flight));
         let (mut client, server_in) = tokio::io::duplex(64 * 1024);
         let (server_out, output) = tokio::io::duplex(64 * 1024);
         let serving = tokio::spawn(serve_driven(
             server,
             Arc::clone(&driver),
-            DEFAULT_MAX_LINE_BYTES,
+            limits.max_line_bytes,
             BufReader::new(server_in),
             server_out,
         ));

@@ -20,7 +20,8 @@
 //! `Host`/`Origin` rule of `guard`, the bearer token, the session a message
 //! names), `post`, `get` and `delete` the path of each method, `serve`
 //! accepts and serves connections (`write_deadline` disconnects a peer that
-//! stops reading), `limits` holds the bounds and their defaults, `request`
+//! stops reading), `limits` holds the bounds and their defaults
+//! ([`HttpLimits`]), `request`
 //! reads a request, `respond` writes the answer, `sessions` keeps the
 //! 2025-era sessions by id (owner, idle expiry, each with its session
 //! driver, shared with stdio, which runs and cancels its requests and takes
@@ -50,6 +51,9 @@ use tokio::net::TcpListener;
 
 pub use admit::Authenticator;
 pub use guard::HostPolicy;
+pub use limits::HttpLimits;
+// Kept for one release, hidden: `HttpLimits::default()` has each of them.
+#[allow(deprecated)]
 pub use limits::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_DRAIN_BYTES, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -59,7 +63,7 @@ pub use limits::{
 use crate::auth::{METADATA_PATH, ProtectedResource, TokenVerifier};
 use crate::server::Server;
 use admit::{Protection, metadata};
-use limits::{BodyLimits, ConnectionLimits, SessionLimits};
+use limits::{BodyLimits, ConnectionLimits};
 use sessions::Sessions;
 
 /// Configures and binds the streamable HTTP transport of a [`Server`].
@@ -67,9 +71,7 @@ use sessions::Sessions;
 pub struct HttpTransport {
     server: Server,
     path: String,
-    body: BodyLimits,
-    connections: ConnectionLimits,
-    sessions: SessionLimits,
+    limits: HttpLimits,
     host_policy: Option<HostPolicy>,
     authenticator: Option<Arc<dyn Authenticator>>,
     protection: Option<Arc<Protection>>,
@@ -80,29 +82,40 @@ impl HttpTransport {
         Self {
             server,
             path: "/mcp".to_owned(),
-            body: BodyLimits::default(),
-            connections: ConnectionLimits::default(),
-            sessions: SessionLimits::default(),
+            limits: HttpLimits::default(),
             host_policy: None,
             authenticator: None,
             protection: None,
         }
     }
 
-    /// The most 2025-era sessions open at once (default
-    /// [`DEFAULT_MAX_SESSIONS`]). When they are all open, a new one ends
+    /// Sets every limit at once (see [`HttpLimits`] for each and its
+    /// default); the setters below change one of them.
+    pub fn limits(mut self, limits: HttpLimits) -> Self {
+        self.limits = limits.normalized();
+        self
+    }
+
+    /// The limits this transport applies: the defaults, changed by
+    /// [`Self::limits`] and the setters of one limit.
+    pub fn current_limits(&self) -> &HttpLimits {
+        &self.limits
+    }
+
+    /// The most 2025-era sessions open at once ([`HttpLimits::max_sessions`],
+    /// default 10,000, at least 1). When they are all open, a new one ends
     /// the session idle the longest; if none is idle, `initialize` is
     /// refused.
     pub fn max_sessions(mut self, limit: usize) -> Self {
-        self.sessions.max_sessions = limit.max(1);
+        self.limits.max_sessions = limit.max(1);
         self
     }
 
     /// How long a 2025-era session may sit idle (no request running, no
-    /// stream open) before it ends (default [`DEFAULT_SESSION_IDLE_TIMEOUT`]);
-    /// its client then gets 404 and opens a new one.
+    /// stream open) before it ends ([`HttpLimits::session_idle_timeout`],
+    /// default 30 min); its client then gets 404 and opens a new one.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.sessions.idle_timeout = timeout;
+        self.limits.session_idle_timeout = timeout;
         self
     }
 
@@ -112,64 +125,68 @@ impl HttpTransport {
         self
     }
 
-    /// The largest request body accepted (default
-    /// [`DEFAULT_MAX_BODY_BYTES`]); larger ones get HTTP 413.
+    /// The largest request body accepted ([`HttpLimits::max_body_bytes`],
+    /// default 4 MiB); larger ones get HTTP 413.
     pub fn max_body_bytes(mut self, limit: usize) -> Self {
-        self.body.max_bytes = limit;
+        self.limits.max_body_bytes = limit;
         self
     }
 
     /// How long a request body may take to arrive whole, from the end of
-    /// its head (default [`DEFAULT_BODY_TIMEOUT`]). A slower body is
-    /// answered HTTP 408, its connection closed and what had arrived freed.
+    /// its head ([`HttpLimits::body_timeout`], default 30 s). A slower body
+    /// is answered HTTP 408, its connection closed and what had arrived
+    /// freed.
     pub fn body_timeout(mut self, timeout: Duration) -> Self {
-        self.body.timeout = timeout;
+        self.limits.body_timeout = timeout;
         self
     }
 
     /// How much of a body refused with 413 is still read and discarded,
-    /// and for how long (defaults [`DEFAULT_DRAIN_BYTES`] and
-    /// [`DEFAULT_DRAIN_TIMEOUT`]): a client that writes its whole body
-    /// before it reads then reads the 413 instead of a reset connection.
-    /// Past either bound the connection is closed. `(0, Duration::ZERO)`
-    /// closes at once.
+    /// and for how long ([`HttpLimits::drain_bytes`] and
+    /// [`HttpLimits::drain_timeout`], defaults 64 MiB and 10 s): a client
+    /// that writes its whole body before it reads then reads the 413
+    /// instead of a reset connection. Past either bound the connection is
+    /// closed. `(0, Duration::ZERO)` closes at once.
     pub fn oversize_drain(mut self, max_bytes: usize, max_time: Duration) -> Self {
-        self.body.drain_bytes = max_bytes;
-        self.body.drain_timeout = max_time;
+        self.limits.drain_bytes = max_bytes;
+        self.limits.drain_timeout = max_time;
         self
     }
 
     /// How long a connection may take to send the head of a request,
-    /// counted from when the server starts waiting for it (default
-    /// [`DEFAULT_HEADER_TIMEOUT`]). It covers a connection that sends
-    /// nothing, one that sends half a head, and a kept-alive connection
-    /// idle between requests: each is closed when it runs out. A response
-    /// being streamed (progress, `subscriptions/listen`) is not affected.
+    /// counted from when the server starts waiting for it
+    /// ([`HttpLimits::header_timeout`], default 30 s). It covers a
+    /// connection that sends nothing, one that sends half a head, and a
+    /// kept-alive connection idle between requests: each is closed when it
+    /// runs out. A response being streamed (progress,
+    /// `subscriptions/listen`) is not affected.
     ///
     /// Applies when the transport serves its own listener
     /// ([`Self::bind`]); a router embedded with [`Self::into_router`] is
     /// served, and bounded, by the embedding server.
     pub fn header_timeout(mut self, timeout: Duration) -> Self {
-        self.connections.header_timeout = timeout;
+        self.limits.header_timeout = timeout;
         self
     }
 
-    /// How long one write may wait for the peer to take it (default
-    /// [`DEFAULT_WRITE_TIMEOUT`]). A peer that stops reading, so that its
-    /// answers pile up, is disconnected and its connection freed; time
-    /// between writes (an event stream waiting for its next event) does
-    /// not count. Applies to [`Self::bind`], not to an embedded router.
+    /// How long one write may wait for the peer to take it
+    /// ([`HttpLimits::write_timeout`], default 30 s). A peer that stops
+    /// reading, so that its answers pile up, is disconnected and its
+    /// connection freed; time between writes (an event stream waiting for
+    /// its next event) does not count. Applies to [`Self::bind`], not to an
+    /// embedded router.
     pub fn write_timeout(mut self, timeout: Duration) -> Self {
-        self.connections.write_timeout = timeout;
+        self.limits.write_timeout = timeout;
         self
     }
 
-    /// The most connections served at once (default
-    /// [`default_max_connections`]: three quarters of the process's
-    /// open-file limit). Further connections wait in the listen queue until
-    /// one closes. Applies to [`Self::bind`], not to an embedded router.
+    /// The most connections served at once ([`HttpLimits::max_connections`],
+    /// at least 1; default three quarters of the process's open-file
+    /// limit, between 32 and 65,536). Further connections wait in the
+    /// listen queue until one closes. Applies to [`Self::bind`], not to an
+    /// embedded router.
     pub fn max_connections(mut self, limit: usize) -> Self {
-        self.connections.max_connections = limit.max(1);
+        self.limits.max_connections = limit.max(1);
         self
     }
 
@@ -229,12 +246,12 @@ impl HttpTransport {
     /// transport to expire sessions).
     fn endpoint_with(self, host_policy: HostPolicy) -> (Router, Arc<Sessions>) {
         let sessions = Arc::new(Sessions::new(
-            self.sessions.max_sessions,
-            self.sessions.idle_timeout,
+            self.limits.max_sessions,
+            self.limits.session_idle_timeout,
         ));
         let state = Arc::new(Endpoint {
             server: self.server,
-            body: self.body,
+            body: self.limits.body(),
             host_policy,
             authenticator: self.authenticator,
             protection: self.protection.clone(),
@@ -266,13 +283,17 @@ impl HttpTransport {
     where
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        let limits = self.connections;
+        let limits = self.limits.connections();
         serve::serve_one(io, self.into_router(), limits).await
     }
 
-    /// Binds `addr` (e.g. `127.0.0.1:0`).
-    pub async fn bind(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<BoundHttp> {
-        let listener = TcpListener::bind(addr).await?;
+    /// Binds `addr` (e.g. `"127.0.0.1:0"`, `("0.0.0.0", 8080)` or a
+    /// `SocketAddr`); of the addresses it resolves to, the first that can
+    /// be bound. A host name (`"localhost:8080"`) is resolved by the
+    /// system's resolver on the calling thread, once, before binding.
+    pub async fn bind(self, addr: impl std::net::ToSocketAddrs) -> io::Result<BoundHttp> {
+        let addrs: Vec<SocketAddr> = addr.to_socket_addrs()?.collect();
+        let listener = TcpListener::bind(addrs.as_slice()).await?;
         let local_addr = listener.local_addr()?;
         let policy = self.host_policy.clone().unwrap_or_else(|| {
             if local_addr.ip().is_loopback() {
@@ -283,8 +304,8 @@ impl HttpTransport {
         });
         let path = self.path.clone();
         let server = self.server.clone();
-        let limits = self.connections;
-        let idle_timeout = self.sessions.idle_timeout;
+        let limits = self.limits.connections();
+        let idle_timeout = self.limits.session_idle_timeout;
         let (router, sessions) = self.endpoint_with(policy);
         Ok(BoundHttp {
             listener,
