@@ -13,9 +13,10 @@ use mcp_runtime::schema::{
     InputRequest, JsonObject, McpError, Tool,
 };
 use mcp_runtime::BoxFuture;
-use mcp_runtime::server::{Ask, Ctx, Incoming, Notifier, Outcome, ReceiveContext, Server, Session,
-    ToolHandler, TransportKind, parse_message,
-};
+use mcp_runtime::server::Server;
+use mcp_runtime::server::handler::{Ask, Ctx, Outcome, ToolHandler};
+use mcp_runtime::server::legacy::Session;
+use mcp_runtime::transport::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
 use mcp_runtime::state::{InMemoryReplayGuard, RequestStateSigner};
 use serde_json::{Value, json};
 
@@ -83,13 +84,18 @@ fn fixture() -> &'static Fixture {
 fn dispatch(fixture: &Fixture, session: Option<&Session>, bytes: &[u8]) {
     match parse_message(bytes) {
         Ok(Incoming::Request(request)) => {
-            let mut receive = ReceiveContext::new(TransportKind::InProcess);
-            receive.session = session.cloned();
-            let response = fixture.runtime.block_on(fixture.server.handle_request(
-                request,
-                receive,
-                Notifier::disabled(),
-            ));
+            let receive = ReceiveContext::new(TransportKind::InProcess);
+            let server = &fixture.server;
+            let response = fixture.runtime.block_on(async {
+                match session {
+                    Some(session) => {
+                        server
+                            .handle_session_request(request, receive, session.clone(), Notifier::disabled())
+                            .await
+                    }
+                    None => server.handle_request(request, receive, Notifier::disabled()).await,
+                }
+            });
             let json = response.to_json();
             assert!(serde_json::from_str::<Value>(&json).is_ok(), "invalid JSON out: {json}");
         }

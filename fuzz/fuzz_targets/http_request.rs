@@ -12,7 +12,8 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{CallToolResult, JsonObject, McpError, Tool};
-use mcp_runtime::server::{Ctx, Outcome, Server, ToolHandler};
+use mcp_runtime::server::Server;
+use mcp_runtime::server::handler::{Ctx, Outcome, ToolHandler};
 use mcp_runtime::transport::http::HttpTransport;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
