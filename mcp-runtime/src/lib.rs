@@ -49,6 +49,7 @@ pub mod server;
 pub mod state;
 pub mod transport;
 
+mod budget;
 mod logged;
 mod receive_context;
 /// The rules the macros check at compile time (crate `mcp-rules`), checked

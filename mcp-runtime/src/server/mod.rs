@@ -40,6 +40,7 @@ pub mod url_steps;
 
 // Building and running a server.
 pub use crate::auth::Caller;
+pub use crate::budget::{Held, MemoryBudget, MemoryLimits, OverBudget};
 pub use builder::{BuildError, Handlers, ServerBuilder};
 pub use dispatch::Server;
 pub use gate::OutcomeRecord;

@@ -31,6 +31,7 @@ use futures_util::future::{AbortHandle, AbortRegistration, Abortable, Aborted};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::budget::{Held, json_cost};
 use crate::logged::Wire;
 use crate::schema::{
     CancelledNotificationParams, ErrorObject, JsonObject, McpError, RequestId, codes,
@@ -83,6 +84,9 @@ pub(crate) enum Step {
     Run(Admitted),
     /// A request refused before it ran: send this response.
     Refused(Response),
+    /// A request refused because the server's memory budget is spent:
+    /// send this response (over HTTP, with `503`).
+    OverBudget(Response),
     /// A notification routed, or a response delivered (or dropped, logged,
     /// when nothing awaits it): nothing to send.
     Done,
@@ -101,6 +105,8 @@ pub(crate) enum Busy {
     Slots(usize),
     /// Every session of the endpoint is in use: a new one cannot be kept.
     Sessions,
+    /// The server's memory budget is spent.
+    Memory,
 }
 
 impl Busy {
@@ -113,6 +119,7 @@ impl Busy {
                  waiting for this client's answers; answer them, then retry"
             ),
             Self::Sessions => "Server busy: every session is in use; retry later".to_owned(),
+            Self::Memory => return Response::error(id, crate::budget::busy()),
         };
         Response::error(
             id,
@@ -191,10 +198,21 @@ impl Driver {
                     Step::Done
                 }
             },
-            Incoming::Request(request) => match self.slot(session.as_ref()).await {
-                Ok(slot) => Step::Run(self.admit(server, request, session, slot)),
-                Err(busy) => Step::Refused(busy.refuse(Some(request.id))),
-            },
+            Incoming::Request(request) => {
+                // What the request holds while it runs counts against the
+                // server's budget until its answer is written.
+                let held = match server.memory().try_hold(cost_of(&request)) {
+                    Ok(held) => held,
+                    Err(over) => {
+                        tracing::warn!(%over, method = %Wire(&request.method), "refused a request");
+                        return Step::OverBudget(Busy::Memory.refuse(Some(request.id)));
+                    }
+                };
+                match self.slot(session.as_ref()).await {
+                    Ok(slot) => Step::Run(self.admit(server, request, session, (slot, held))),
+                    Err(busy) => Step::Refused(busy.refuse(Some(request.id))),
+                }
+            }
         }
     }
 
@@ -238,7 +256,7 @@ impl Driver {
         server: &Server,
         request: Request,
         session: Option<Session>,
-        slot: Option<OwnedSemaphorePermit>,
+        (slot, held): (Option<OwnedSemaphorePermit>, Held),
     ) -> Admitted {
         let (abort, registration) = AbortHandle::new_pair();
         let serial = {
@@ -263,6 +281,7 @@ impl Driver {
             session,
             registration,
             slot,
+            held,
         }
     }
 
@@ -320,6 +339,8 @@ pub(crate) struct Admitted {
     registration: AbortRegistration,
     entry: Entry,
     slot: Option<OwnedSemaphorePermit>,
+    /// The request's charge to the server's memory budget.
+    held: Held,
 }
 
 impl Admitted {
@@ -337,6 +358,7 @@ impl Admitted {
             registration,
             entry,
             slot,
+            held,
         } = self;
         let id = request.id.clone();
         let handling = async move {
@@ -360,6 +382,7 @@ impl Admitted {
         Answer {
             response,
             _slot: slot,
+            _held: held,
         }
     }
 }
@@ -371,6 +394,8 @@ impl Admitted {
 pub(crate) struct Answer {
     response: Response,
     _slot: Option<OwnedSemaphorePermit>,
+    /// The request's charge to the memory budget, with the response's.
+    _held: Held,
 }
 
 impl Answer {
@@ -383,6 +408,16 @@ impl Answer {
     pub(crate) fn into_response(self) -> Response {
         self.response
     }
+}
+
+/// What a request holds while it runs, estimated from above: its params
+/// as parsed, what a retry carries, and a little for the rest.
+fn cost_of(request: &Request) -> usize {
+    const ENVELOPE: usize = 512;
+    ENVELOPE
+        + request.method.len()
+        + request.params.as_ref().map_or(0, json_cost)
+        + request.round_trip.kept_bytes()
 }
 
 /// An admitted request's entry in its driver's cancel table, removed when
@@ -461,7 +496,12 @@ mod tests {
     }
 
     fn session() -> Session {
-        Session::open("2025-11-25", ClientCapabilities::default(), None)
+        Session::open(
+            "2025-11-25",
+            ClientCapabilities::default(),
+            None,
+            crate::budget::Held::none(),
+        )
     }
 
     fn message(json: &str) -> Incoming {
@@ -621,7 +661,7 @@ mod tests {
     async fn changes_carry_what_the_session_asked_for_until_it_ends() {
         let server = server();
         let s = session();
-        assert!(s.subscribe("file:///watched".to_owned()));
+        assert!(s.subscribe("file:///watched".to_owned(), crate::budget::Held::none(), 8));
         let mut changes = std::pin::pin!(changes(&server, s.clone(), TransportKind::Stdio));
         server.changes().resource_updated("file:///other");
         server.changes().resource_updated("file:///watched");

@@ -86,6 +86,10 @@ impl Default for StdioLimits {
     }
 }
 
+/// The capacity the line buffer keeps between lines: a longer line's
+/// buffer is given back once it is read.
+const KEPT_LINE_CAPACITY: usize = 64 * 1024;
+
 /// The longest line accepted by default (16 MiB).
 #[doc(hidden)]
 #[deprecated(note = "use `StdioLimits::default().max_line_bytes`")]
@@ -199,6 +203,8 @@ where
 
     loop {
         line.clear();
+        // A long line's buffer is not kept for the next ones.
+        line.shrink_to(KEPT_LINE_CAPACITY);
         match read_line(&mut input, &mut line, max_line).await? {
             Line::End => break,
             Line::TooLong => {
@@ -234,7 +240,9 @@ where
                 id = %Wire(&id.to_string()),
                 "ignored a response outside a 2025-era session"
             ),
-            Step::Refused(response) => send(&out_tx, response.to_json()).await,
+            Step::Refused(response) | Step::OverBudget(response) => {
+                send(&out_tx, response.to_json()).await;
+            }
             Step::Run(admitted) => {
                 let server = server.clone();
                 let out = out_tx.clone();

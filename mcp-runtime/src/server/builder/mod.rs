@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::budget::{Memory, MemoryLimits};
 use crate::schema::{CacheHint, Implementation, JsonObject, meta_keys};
 use crate::server::dispatch::{Registry, Server, is_reserved};
 use crate::server::gate::{OutcomeRecord, StateGate};
@@ -86,6 +87,7 @@ pub struct ServerBuilder {
     legacy: LegacyClients,
     bridge: Bridge,
     tasks: Tasks,
+    memory: MemoryLimits,
 }
 
 impl ServerBuilder {
@@ -109,7 +111,17 @@ impl ServerBuilder {
             legacy: LegacyClients::default(),
             bridge: Bridge::default(),
             tasks: Tasks::default(),
+            memory: MemoryLimits::default(),
         }
+    }
+
+    /// What peers may make the server keep, and the process-wide budget it
+    /// all counts against (see [`MemoryLimits`] for each limit and its
+    /// default). Past the budget, new work is refused as busy;
+    /// [`Server::memory`] reports what is held.
+    pub fn memory_limits(mut self, limits: MemoryLimits) -> Self {
+        self.memory = limits;
+        self
     }
 
     /// How 2025-era clients (those that open with `initialize`) are served:
@@ -414,6 +426,7 @@ impl ServerBuilder {
             gate: StateGate::new(self.signer, self.replay_guard, self.outcomes),
             finisher: Finisher::new(result_meta),
             bridge: self.bridge,
+            memory: Memory::new(self.memory),
         };
         Ok(Server::from_registry(Registry {
             info: self.info,

@@ -43,6 +43,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::budget::MemoryBudget;
 use crate::logged::Wire;
 use crate::receive_context::ReceiveContext;
 use crate::schema::request_methods::INITIALIZE;
@@ -70,6 +71,12 @@ impl Server {
         Self {
             inner: Arc::new(registry),
         }
+    }
+
+    /// The memory budget for what peers make the server hold: its limit,
+    /// and what is held now (the figure to monitor).
+    pub fn memory(&self) -> &MemoryBudget {
+        &self.inner.core.memory.budget
     }
 
     /// Announces list and resource changes to open `subscriptions/listen`
@@ -274,6 +281,7 @@ async fn dispatch(
                 info: &registry.info,
                 instructions: registry.lists.instructions.as_ref(),
                 capabilities: |session| registry.core.catalog.legacy_capabilities(session),
+                memory: &registry.core.memory,
             };
             let (result, opened) = legacy::initialize(
                 registry.legacy,

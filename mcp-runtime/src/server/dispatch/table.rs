@@ -144,8 +144,12 @@ fn set_level(_: &Registry, call: Call) -> Served<'_> {
     Box::pin(ready(legacy::set_level(call.data.session(), &call.params)))
 }
 
-fn subscribe(_: &Registry, call: Call) -> Served<'_> {
-    Box::pin(ready(legacy::subscribe(call.data.session(), &call.params)))
+fn subscribe(registry: &Registry, call: Call) -> Served<'_> {
+    Box::pin(ready(legacy::subscribe(
+        call.data.session(),
+        &call.params,
+        &registry.core.memory,
+    )))
 }
 
 fn unsubscribe(_: &Registry, call: Call) -> Served<'_> {

@@ -1,10 +1,11 @@
 //! Both ends of `requestState`, in one place: the state gate.
 //!
-//! [`StateGate::open`] binds the server's signer to the request (caller,
+//! [`StateGate::check`] binds the server's signer to the request (caller,
 //! method, target, arguments digest: computed here, once) and verifies the
-//! echoed state, claiming it with the replay guard, **before** the handler
-//! runs; [`StateGate::open_round`] does the same for a round whose answer
-//! the outcome record keeps for duplicates ([`outcomes`]). What passes is
+//! echoed state **before** the handler runs; [`StateGate::open_round`]
+//! claims it with the replay guard, for a round whose answer the outcome
+//! record keeps for duplicates ([`outcomes`]), and [`StateGate::open`]
+//! checks and claims in one step. What passes is
 //! a [`Verified`], which only this module can make: the payload the
 //! handler resumes from and the bound signer. [`StateGate::seal`] signs
 //! the resume value a handler handed back **after** it returns, with that
@@ -26,6 +27,7 @@ pub(crate) use outcomes::Ticket;
 pub use outcomes::{DEFAULT_DUPLICATE_WAIT, DEFAULT_MAX_OUTCOME_BYTES, OutcomeRecord, Outcomes};
 pub(crate) use verified::{NextState, Sealed, Verified};
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -44,6 +46,33 @@ pub(crate) struct StateGate {
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
     outcomes: OutcomeRecord,
+}
+
+/// A request whose echoed state the gate checked ([`StateGate::check`]) and
+/// has yet to claim: its method and target (for the log and the outcome
+/// record), the signer bound to it, and the state as verified.
+pub(crate) struct Checked<'t> {
+    method: Cow<'t, str>,
+    target: Cow<'t, str>,
+    signer: Option<RequestStateSigner>,
+    verified: Option<VerifiedState>,
+}
+
+impl Checked<'_> {
+    /// The same, owning its method and target (to move onto a task).
+    pub(crate) fn into_owned(self) -> Checked<'static> {
+        Checked {
+            method: Cow::Owned(self.method.into_owned()),
+            target: Cow::Owned(self.target.into_owned()),
+            signer: self.signer,
+            verified: self.verified,
+        }
+    }
+
+    /// The target: the tool name, prompt name or resource URI.
+    pub(crate) fn target(&self) -> &str {
+        &self.target
+    }
 }
 
 /// What the gate decided for a round whose answer may be recorded.
@@ -90,19 +119,65 @@ impl StateGate {
     }
 
     /// Binds the server's signer to `request` and verifies the echoed
-    /// `state` under that binding, claiming it with the replay guard. Any
-    /// failure is the fixed `-32602`; the reason goes to the log only.
-    /// Without a signer on the server nothing is verified: the echoed
-    /// state reaches the handler raw ([`Ctx::request_state`]).
+    /// `state` under that binding, without claiming it yet. Any failure is
+    /// the fixed `-32602`; the reason goes to the log only. Without a
+    /// signer on the server nothing is verified: the echoed state reaches
+    /// the handler raw ([`Ctx::request_state`]).
+    ///
+    /// What comes out keeps the method and the target, not the arguments:
+    /// their digest is in the bound signer, so the arguments can move on to
+    /// the handler whole, uncopied.
     ///
     /// [`Ctx::request_state`]: crate::server::handler::Ctx::request_state
+    pub(crate) fn check<'t>(
+        &self,
+        method: &'t str,
+        target: &'t str,
+        arguments: &JsonObject,
+        receive: &ReceiveContext,
+        state: Option<&str>,
+    ) -> Result<Checked<'t>, McpError> {
+        let request = BindingRequest {
+            method,
+            target,
+            arguments,
+        };
+        let (signer, verified) = self.verify(&request, receive, state)?;
+        Ok(Checked {
+            method: Cow::Borrowed(method),
+            target: Cow::Borrowed(target),
+            signer,
+            verified,
+        })
+    }
+
+    /// [`Self::check`], then the claim of [`Self::claim`]: for a request
+    /// whose answer is not recorded.
     pub(crate) async fn open(
         &self,
         request: BindingRequest<'_>,
         receive: &ReceiveContext,
         state: Option<&str>,
     ) -> Result<Verified, McpError> {
-        let (signer, verified) = self.verify(&request, receive, state)?;
+        let checked = self.check(
+            request.method,
+            request.target,
+            request.arguments,
+            receive,
+            state,
+        )?;
+        self.claim(checked).await
+    }
+
+    /// Claims a checked state with the replay guard (single use): what
+    /// passes is the round's [`Verified`].
+    async fn claim(&self, checked: Checked<'_>) -> Result<Verified, McpError> {
+        let Checked {
+            method,
+            target,
+            signer,
+            verified,
+        } = checked;
         let Some(verified) = verified else {
             return Ok(Verified {
                 payload: None,
@@ -115,8 +190,8 @@ impl StateGate {
                 .await
             {
                 Ok(true) => {}
-                Ok(false) => return Err(refuse(&request, &StateError::Replayed)),
-                Err(error) => return Err(unrecorded(&request, error)),
+                Ok(false) => return Err(refuse(&method, &target, &StateError::Replayed)),
+                Err(error) => return Err(unrecorded(&method, &target, error)),
             }
         }
         Ok(Verified {
@@ -125,7 +200,7 @@ impl StateGate {
         })
     }
 
-    /// Like [`Self::open`], for a round whose answer is recorded: with
+    /// Claims a checked state for a round whose answer is recorded: with
     /// single use and the outcome record on, the state's first use runs the
     /// round with a [`Ticket`] to record its answer through; a duplicate
     /// with the same `inputResponses` (`answers`) gets the recorded answer
@@ -133,16 +208,19 @@ impl StateGate {
     /// still runs), and one with other answers the fixed `-32602`.
     pub(crate) async fn open_round(
         &self,
-        request: BindingRequest<'_>,
-        receive: &ReceiveContext,
-        state: Option<&str>,
+        checked: Checked<'_>,
         answers: Option<&InputResponses>,
     ) -> Result<Opened, McpError> {
         let outcomes = &self.outcomes;
         let (Some(guard), true) = (&self.replay_guard, outcomes.on()) else {
-            return Ok(Opened::Run(self.open(request, receive, state).await?, None));
+            return Ok(Opened::Run(self.claim(checked).await?, None));
         };
-        let (signer, verified) = self.verify(&request, receive, state)?;
+        let Checked {
+            method,
+            target,
+            signer,
+            verified,
+        } = checked;
         let Some(verified) = verified else {
             return Ok(Opened::Run(
                 Verified {
@@ -164,13 +242,15 @@ impl StateGate {
                 Ok(RoundClaim::First) => break,
                 Ok(RoundClaim::Recorded(answer)) => {
                     tracing::info!(
-                        method = %Wire(request.method),
-                        target = %Wire(request.target),
+                        method = %Wire(&method),
+                        target = %Wire(&target),
                         "a retry of a consumed requestState got the recorded answer"
                     );
                     return Ok(Opened::Replayed(outcomes::decode(&answer)));
                 }
-                Ok(RoundClaim::Refused) => return Err(refuse(&request, &StateError::Replayed)),
+                Ok(RoundClaim::Refused) => {
+                    return Err(refuse(&method, &target, &StateError::Replayed));
+                }
                 Ok(RoundClaim::Running) if Instant::now() < deadline => {
                     tokio::time::sleep(pause).await;
                     pause = (pause * 2).min(Duration::from_millis(200));
@@ -181,7 +261,7 @@ impl StateGate {
                          stopped waiting for its answer (it may retry)",
                     ));
                 }
-                Err(error) => return Err(unrecorded(&request, error)),
+                Err(error) => return Err(unrecorded(&method, &target, error)),
             }
         }
         let ticket = Ticket::new(
@@ -189,8 +269,8 @@ impl StateGate {
             fingerprint,
             expires_at,
             outcomes,
-            request.method,
-            request.target,
+            &method,
+            &target,
         );
         let verified = Verified {
             payload: Some(verified.into_payload()),
@@ -239,7 +319,7 @@ impl StateGate {
             Some(state) => Some(
                 bound
                     .verify(state)
-                    .map_err(|reason| refuse(request, &reason))?,
+                    .map_err(|reason| refuse(request.method, request.target, &reason))?,
             ),
             None => None,
         };
@@ -315,19 +395,21 @@ fn foreign_token(reason: &StateError) -> McpError {
 /// A claim the guard could not record: fail closed, refused like a replay
 /// when the guard is full, `-32603` when its store cannot be reached; the
 /// handler never runs unrecorded.
-fn unrecorded(request: &BindingRequest<'_>, error: ReplayError) -> McpError {
+fn unrecorded(method: &str, target: &str, error: ReplayError) -> McpError {
     match error {
-        ReplayError::Full { capacity } => refuse(request, &StateError::GuardFull { capacity }),
+        ReplayError::Full { capacity } => {
+            refuse(method, target, &StateError::GuardFull { capacity })
+        }
         error @ ReplayError::Unavailable(_) => McpError::internal(format!(
             "cannot check requestState for single use, refusing: {error}"
         )),
     }
 }
 
-fn refuse(request: &BindingRequest<'_>, reason: &StateError) -> McpError {
+fn refuse(method: &str, target: &str, reason: &StateError) -> McpError {
     tracing::warn!(
-        method = %Wire(request.method),
-        target = %Wire(request.target),
+        method = %Wire(method),
+        target = %Wire(target),
         %reason,
         "refused requestState"
     );

@@ -24,6 +24,25 @@ pub(crate) struct RoundTrip {
 }
 
 impl RoundTrip {
+    /// What the members occupy, estimated from above: the answers' text
+    /// and the tree they may be read into, and the echoed state.
+    pub(crate) fn kept_bytes(&self) -> usize {
+        let answers = match &self.input_responses {
+            None => 0,
+            Some(SentAnswers::Object(answers)) => {
+                // The text, and the tree some readers build from it (at
+                // most 16 times the text, as for any JSON).
+                17 * answers.json.capacity() + 64 * answers.entries.len()
+            }
+            Some(SentAnswers::Other(value)) => crate::budget::json_cost(value),
+        };
+        answers
+            + self
+                .request_state
+                .as_ref()
+                .map_or(0, crate::budget::json_cost)
+    }
+
     /// Puts the members back into `params`, for handlers that take the
     /// params whole.
     pub(crate) fn restore(self, params: &mut JsonObject) {

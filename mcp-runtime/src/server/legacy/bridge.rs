@@ -126,7 +126,16 @@ pub(crate) async fn ask_round(
     let deadline = Instant::now() + bridge.round_timeout;
     let mut answers = Vec::with_capacity(requests.len());
     for (key, input) in requests {
-        answers.push((key.clone(), ask_one(&channel, input, deadline).await?));
+        let answer = ask_one(&channel, input, deadline).await?;
+        if answer.get().len() > bridge.max_answer_bytes {
+            return Err(format!(
+                "the client's answer to {} is {} bytes; this server takes at most {}",
+                input.method(),
+                answer.get().len(),
+                bridge.max_answer_bytes
+            ));
+        }
+        answers.push((key.clone(), answer));
     }
     Ok(answers)
 }

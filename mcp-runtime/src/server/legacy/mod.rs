@@ -66,7 +66,11 @@ pub struct Bridge {
     pub(crate) enabled: bool,
     pub(crate) max_rounds: usize,
     pub(crate) round_timeout: Duration,
+    pub(crate) max_answer_bytes: usize,
 }
+
+/// The largest answer to one question the bridge takes by default: 1 MiB.
+const DEFAULT_MAX_ANSWER_BYTES: usize = 1024 * 1024;
 
 /// The most rounds the bridge runs for one request by default.
 #[doc(hidden)]
@@ -82,6 +86,7 @@ impl Default for Bridge {
             enabled: true,
             max_rounds: DEFAULT_BRIDGE_ROUNDS,
             round_timeout: DEFAULT_BRIDGE_ROUND_TIMEOUT,
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
         }
     }
 }
@@ -105,6 +110,15 @@ impl Bridge {
     /// How long one round may wait for the client's answers (10 minutes by default).
     pub fn round_timeout(mut self, timeout: Duration) -> Self {
         self.round_timeout = timeout;
+        self
+    }
+
+    /// The largest answer to one question the bridge takes, as JSON text
+    /// (1 MiB by default): the answers are kept until the handler runs
+    /// again. A larger answer ends the bridge, as when the client cannot
+    /// answer, saying so.
+    pub fn max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.max_answer_bytes = bytes;
         self
     }
 }

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::{LegacyClients, Session};
+use crate::budget::{Memory, json_cost, json_text_len, string_cost};
 use crate::receive_context::ReceiveContext;
 use crate::schema::{
     Implementation, InitializeRequestParams, InitializeResult, JsonObject, LoggingLevel, McpError,
@@ -19,6 +20,8 @@ pub(crate) struct Introduction<'a, F: FnOnce(bool) -> ServerCapabilities> {
     pub(crate) info: &'a Implementation,
     pub(crate) instructions: Option<&'a String>,
     pub(crate) capabilities: F,
+    /// What a session may keep, and the budget it is charged to.
+    pub(crate) memory: &'a Memory,
 }
 
 /// `initialize`: the version negotiated, the session opened (unless legacy
@@ -32,6 +35,10 @@ pub(crate) fn initialize<F: FnOnce(bool) -> ServerCapabilities>(
     current: Option<&Session>,
     server: Introduction<'_, F>,
 ) -> Result<(String, Option<Session>), McpError> {
+    let kept = match legacy {
+        LegacyClients::Sessions => Some(client_data(params.as_ref(), server.memory)?),
+        _ => None,
+    };
     let params: InitializeRequestParams = serde_json::from_value(params.unwrap_or(Value::Null))
         .map_err(|e| McpError::invalid_params(format!("invalid initialize params: {e}")))?;
     if legacy == LegacyClients::Refused {
@@ -67,9 +74,38 @@ pub(crate) fn initialize<F: FnOnce(bool) -> ServerCapabilities>(
     };
     let json = serde_json::to_string(&result)
         .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))?;
-    let session =
-        with_session.then(|| Session::open(version, params.capabilities, Some(params.client_info)));
+    let session = match kept {
+        Some(cost) if with_session => {
+            let held = server.memory.hold(cost, "a 2025-era session")?;
+            Some(Session::open(
+                version,
+                params.capabilities,
+                Some(params.client_info),
+                held,
+            ))
+        }
+        _ => None,
+    };
     Ok((json, session))
+}
+
+/// What a session keeps of `initialize` (`clientInfo` and `capabilities`),
+/// checked against the limit on its JSON text: the memory it costs, or
+/// `-32602` naming the limit.
+fn client_data(params: Option<&Value>, memory: &Memory) -> Result<usize, McpError> {
+    /// What a session costs besides its client's data: its id, its state,
+    /// its channels and its entry in the transport's table.
+    const SESSION: usize = 2048;
+    let kept = ["clientInfo", "capabilities"].map(|key| params.and_then(|p| p.get(key)));
+    let text: usize = kept.iter().flatten().map(|v| json_text_len(v)).sum();
+    let max = memory.limits.max_client_data_bytes;
+    if text > max {
+        return Err(McpError::invalid_params(format!(
+            "initialize: clientInfo and capabilities take {text} bytes of JSON; a session \
+             keeps at most {max}"
+        )));
+    }
+    Ok(SESSION + kept.iter().flatten().map(|v| json_cost(v)).sum::<usize>())
 }
 
 /// The `_meta` a 2025-era request is served with: its session's (version,
@@ -154,16 +190,21 @@ pub(crate) fn set_level(
 }
 
 /// `resources/subscribe`: updates of the URI go to the session's stream.
+/// The URI's length and the session's count are bounded (`memory`), and
+/// what it keeps is charged to the budget.
 pub(crate) fn subscribe(
     session: Option<&Session>,
     params: &JsonObject,
+    memory: &Memory,
 ) -> Result<String, McpError> {
     let session = session_of(session)?;
     let uri = uri_of(params)?;
-    if !session.subscribe(uri) {
+    memory.check_uri(&uri)?;
+    let held = memory.hold(string_cost(&uri), "a resource subscription")?;
+    let max = memory.limits.max_subscriptions;
+    if !session.subscribe(uri, held, max) {
         return Err(McpError::invalid_params(format!(
-            "this session already holds {} subscriptions; unsubscribe from one first",
-            super::MAX_SUBSCRIPTIONS
+            "this session already holds {max} subscriptions; unsubscribe from one first"
         )));
     }
     Ok(EMPTY.to_owned())

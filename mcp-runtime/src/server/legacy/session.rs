@@ -11,13 +11,14 @@
 //! ([`Session::end`]) when the client leaves. Everything a peer can grow
 //! here is bounded: pending questions, subscriptions.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::value::RawValue;
 use tokio::sync::{oneshot, watch};
 
+use crate::budget::Held;
 use crate::schema::{
     ClientCapabilities, ErrorObject, Implementation, JsonRpcNotification, LoggingLevel,
     NotificationParams, ProgressToken, RequestId, RequestMeta, ResourceUpdatedNotificationParams,
@@ -28,7 +29,8 @@ use crate::server::notify::Change;
 /// The most questions one session may have open with its client at once.
 pub(crate) const MAX_PENDING_QUESTIONS: usize = 64;
 
-/// The most resources one session may subscribe to.
+/// The most resources one session may subscribe to by default
+/// ([`MemoryLimits::max_subscriptions`](crate::server::MemoryLimits)).
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
 
 /// The server's side of one 2025-era session. Cheap to clone (shared).
@@ -43,6 +45,9 @@ struct Inner {
     capabilities: ClientCapabilities,
     client_info: Option<Implementation>,
     state: Mutex<State>,
+    /// The session's charge to the server's memory budget, for what it
+    /// keeps of `initialize`.
+    _held: Held,
     next_question: AtomicI64,
     /// What others wait for: the session's end, and questions awaiting the
     /// client's answer (stdio's reading must not stall while there are).
@@ -63,7 +68,8 @@ struct Signals {
 struct State {
     initialized: bool,
     level: Option<LoggingLevel>,
-    subscriptions: HashSet<String>,
+    /// Each subscribed URI with its charge to the memory budget.
+    subscriptions: HashMap<String, Held>,
     pending: HashMap<RequestId, oneshot::Sender<Returned>>,
 }
 
@@ -113,11 +119,12 @@ impl std::error::Error for UnknownResponse {}
 
 impl Session {
     /// A session `initialize` opened at `version` for a client with these
-    /// capabilities.
+    /// capabilities, charged `held` to the memory budget for what it keeps.
     pub(crate) fn open(
         version: &'static str,
         capabilities: ClientCapabilities,
         client_info: Option<Implementation>,
+        held: Held,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -126,6 +133,7 @@ impl Session {
                 capabilities,
                 client_info,
                 state: Mutex::new(State::default()),
+                _held: held,
                 next_question: AtomicI64::new(1),
                 signals: watch::channel(Signals::default()).0,
             }),
@@ -172,14 +180,14 @@ impl Session {
         self.lock().level = Some(level);
     }
 
-    /// Subscribes to updates of `uri`; `false` when the session already
-    /// holds [`MAX_SUBSCRIPTIONS`] other subscriptions.
-    pub(crate) fn subscribe(&self, uri: String) -> bool {
+    /// Subscribes to updates of `uri`, charged `held`; `false` when the
+    /// session already holds `max` other subscriptions.
+    pub(crate) fn subscribe(&self, uri: String, held: Held, max: usize) -> bool {
         let mut state = self.lock();
-        if state.subscriptions.len() >= MAX_SUBSCRIPTIONS && !state.subscriptions.contains(&uri) {
+        if state.subscriptions.len() >= max && !state.subscriptions.contains_key(&uri) {
             return false;
         }
-        state.subscriptions.insert(uri);
+        state.subscriptions.insert(uri, held);
         true
     }
 
@@ -218,7 +226,7 @@ impl Session {
                 serde_json::to_string(&JsonRpcNotification::new(m::RESOURCES_LIST_CHANGED, &empty))
             }
             Change::ResourceUpdated(uri) => {
-                if !self.lock().subscriptions.contains(uri) {
+                if !self.lock().subscriptions.contains_key(uri) {
                     return None;
                 }
                 let params = ResourceUpdatedNotificationParams {
@@ -382,7 +390,12 @@ mod tests {
     }
 
     fn session() -> Session {
-        Session::open("2025-11-25", ClientCapabilities::default(), None)
+        Session::open(
+            "2025-11-25",
+            ClientCapabilities::default(),
+            None,
+            Held::none(),
+        )
     }
 
     #[test]
@@ -435,11 +448,15 @@ mod tests {
         drop(open);
         assert!(s.open_question().is_ok());
         for i in 0..MAX_SUBSCRIPTIONS {
-            assert!(s.subscribe(format!("file:///{i}")));
+            assert!(s.subscribe(format!("file:///{i}"), Held::none(), MAX_SUBSCRIPTIONS));
         }
-        assert!(!s.subscribe("file:///one-more".to_owned()));
+        assert!(!s.subscribe(
+            "file:///one-more".to_owned(),
+            Held::none(),
+            MAX_SUBSCRIPTIONS
+        ));
         assert!(
-            s.subscribe("file:///0".to_owned()),
+            s.subscribe("file:///0".to_owned(), Held::none(), MAX_SUBSCRIPTIONS),
             "an existing one is fine"
         );
     }
@@ -449,7 +466,7 @@ mod tests {
         let s = session();
         let change = Change::ResourceUpdated("file:///a".to_owned());
         assert_eq!(s.notification_for(&change), None);
-        s.subscribe("file:///a".to_owned());
+        s.subscribe("file:///a".to_owned(), Held::none(), MAX_SUBSCRIPTIONS);
         let json = s.notification_for(&change).unwrap();
         assert!(json.contains("notifications/resources/updated"), "{json}");
         s.unsubscribe("file:///a");

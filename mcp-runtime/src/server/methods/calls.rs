@@ -14,7 +14,7 @@ use crate::receive_context::ReceiveContext;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::schema::{CompleteRequestParams, JsonObject, McpError};
 use crate::server::handler::{Ctx, MethodHandler, Outcome, TaskSupport};
-use crate::server::round::{Call, Core, Shape, rounds};
+use crate::server::round::{Call, Core, RunInput, Shape, rounds};
 use crate::server::tasks::{self, TaskEngine};
 use crate::state::BindingRequest;
 
@@ -46,11 +46,6 @@ pub(crate) async fn call_tool(
     {
         headers::check_param_headers(headers, tool, &arguments)?;
     }
-    let binding = BindingRequest {
-        method: TOOLS_CALL,
-        target: &name,
-        arguments: &arguments,
-    };
     // The tasks extension: a request that declares it, to a tool that
     // may run as a task, takes the task path; one that does not gets
     // -32021 from a tool that must.
@@ -60,6 +55,11 @@ pub(crate) async fn call_tool(
             let meta = match params.get("_meta") {
                 Some(Value::Object(meta)) => meta.clone(),
                 _ => JsonObject::new(),
+            };
+            let binding = BindingRequest {
+                method: TOOLS_CALL,
+                target: &name,
+                arguments: &arguments,
             };
             let call = tasks::TaskCall {
                 name: name.clone(),
@@ -74,9 +74,17 @@ pub(crate) async fn call_tool(
             return Err(tasks::tasks_required());
         }
     }
-    let (handler, owned) = (Arc::clone(handler), arguments.clone());
-    rounds(core, binding, data, move |ctx| {
-        let (handler, arguments) = (Arc::clone(&handler), owned.clone());
+    let checked = core.gate.check(
+        TOOLS_CALL,
+        &name,
+        &arguments,
+        data.receive(),
+        data.request_state(),
+    )?;
+    let handler = Arc::clone(handler);
+    let mut arguments = RunInput::new(arguments, data.is_legacy());
+    rounds(core, checked, data, move |ctx| {
+        let (handler, arguments) = (Arc::clone(&handler), arguments.next());
         Box::pin(async move { handler.call(arguments, ctx).await })
     })
     .await
@@ -130,14 +138,18 @@ pub(crate) async fn get_prompt(core: &Arc<Core>, call: Call) -> Result<String, M
             .collect(),
         false => JsonObject::new(),
     };
-    let binding = BindingRequest {
-        method: PROMPTS_GET,
-        target: &name,
-        arguments: &as_json,
-    };
+    let checked = core.gate.check(
+        PROMPTS_GET,
+        &name,
+        &as_json,
+        data.receive(),
+        data.request_state(),
+    )?;
+    drop(as_json);
     let handler = Arc::clone(handler);
-    rounds(core, binding, data, move |ctx| {
-        let (handler, arguments) = (Arc::clone(&handler), arguments.clone());
+    let mut arguments = RunInput::new(arguments, data.is_legacy());
+    rounds(core, checked, data, move |ctx| {
+        let (handler, arguments) = (Arc::clone(&handler), arguments.next());
         Box::pin(async move { handler.get(arguments, ctx).await })
     })
     .await
@@ -171,16 +183,17 @@ pub(crate) async fn read_resource(core: &Arc<Core>, call: Call) -> Result<String
         (None, None) => &[],
     };
     require_scopes(scopes, data.receive())?;
-    let no_arguments = JsonObject::new();
-    let binding = BindingRequest {
-        method: RESOURCES_READ,
-        target: &uri,
-        arguments: &no_arguments,
-    };
+    let checked = core.gate.check(
+        RESOURCES_READ,
+        &uri,
+        &JsonObject::new(),
+        data.receive(),
+        data.request_state(),
+    )?;
     let fixed = fixed.map(Arc::clone);
     let templated = templated.map(|(handler, variables)| (Arc::clone(handler), variables));
     let owned = uri.clone();
-    rounds(core, binding, data, move |ctx| {
+    rounds(core, checked, data, move |ctx| {
         let uri = owned.clone();
         let (fixed, templated) = (fixed.clone(), templated.clone());
         Box::pin(async move {

@@ -18,12 +18,12 @@ pub(crate) use input_required::finish_outcome;
 use std::sync::Arc;
 
 use crate::BoxFuture;
+use crate::budget::Memory;
 use crate::logged::Wire;
 use crate::schema::McpError;
-use crate::server::gate::{self, NextState, Opened, StateGate};
+use crate::server::gate::{self, Checked, NextState, Opened, StateGate};
 use crate::server::handler::{Ask, Catalog, Ctx, Outcome, RequestData, RoundAnswers};
 use crate::server::legacy::{self, Bridge, Bridged};
-use crate::state::BindingRequest;
 
 /// What every room that runs handlers reads of a built server: its
 /// handlers, its state gate, how it finishes results and how it bridges a
@@ -37,24 +37,25 @@ pub(crate) struct Core {
     pub(crate) finisher: Finisher,
     /// How a 2025-era client's rounds are bridged.
     pub(crate) bridge: Bridge,
+    /// What peers may make the server keep, and the budget for it.
+    pub(crate) memory: Memory,
 }
 
 /// Runs a handler that may ask for input, round by round (see the module
-/// docs), for the request whose data is `data`, bound as `binding`.
+/// docs), for the request whose data is `data`, whose state the gate
+/// checked (`checked`).
 pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     core: &Arc<Core>,
-    binding: BindingRequest<'_>,
+    checked: Checked<'_>,
     mut data: RequestData,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     if consumes_its_state(&core.gate, &data) {
-        return detached_round(Arc::clone(core), binding, data, run).await;
+        return detached_round(Arc::clone(core), checked.into_owned(), data, run).await;
     }
     let answers = data.answers().map(RoundAnswers::tree);
-    let opened = core
-        .gate
-        .open_round(binding, data.receive(), data.request_state(), answers)
-        .await?;
+    let target = checked.target().to_owned();
+    let opened = core.gate.open_round(checked, answers).await?;
     let mut ticket = match opened {
         Opened::Run(verified, ticket) => {
             data.pass(verified);
@@ -90,13 +91,42 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
             Err(Stop::Stuck(why)) => {
                 tracing::info!(
                     method = %request.method(),
-                    target = %Wire(binding.target),
+                    target = %Wire(&target),
                     why = %Wire(&why),
                     "a 2025-era request needing input could not be bridged"
                 );
                 return core.finisher.result(Shape::Legacy, R::stuck(why)?);
             }
         };
+    }
+}
+
+/// A handler's input (its arguments) for each run of [`rounds`]: moved
+/// whole into the one run of a 2026-07-28 request, whose retry is a new
+/// request; copied for each run of a 2025-era one, which the bridge runs
+/// again with the client's answers.
+pub(crate) struct RunInput<T> {
+    kept: Option<T>,
+    runs_again: bool,
+}
+
+impl<T: Clone + Default> RunInput<T> {
+    /// The input of a request; `legacy` when it comes from a 2025-era
+    /// client (then it may run more than once).
+    pub(crate) fn new(input: T, legacy: bool) -> Self {
+        Self {
+            kept: Some(input),
+            runs_again: legacy,
+        }
+    }
+
+    /// The input for the next run.
+    pub(crate) fn next(&mut self) -> T {
+        match self.runs_again {
+            true => self.kept.clone(),
+            false => self.kept.take(),
+        }
+        .unwrap_or_default()
     }
 }
 
@@ -157,26 +187,13 @@ fn consumes_its_state(gate: &StateGate, data: &RequestData) -> bool {
 /// once. `-32603` when the task failed (a panic, logged).
 async fn detached_round<R: ResultMeta + Send + 'static>(
     core: Arc<Core>,
-    binding: BindingRequest<'_>,
+    checked: Checked<'static>,
     mut data: RequestData,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
-    let (method, target, arguments) = (
-        binding.method.to_owned(),
-        binding.target.to_owned(),
-        binding.arguments.clone(),
-    );
     let round = async move {
-        let binding = BindingRequest {
-            method: &method,
-            target: &target,
-            arguments: &arguments,
-        };
         let answers = data.answers().map(RoundAnswers::tree);
-        let opened = core
-            .gate
-            .open_round(binding, data.receive(), data.request_state(), answers)
-            .await?;
+        let opened = core.gate.open_round(checked, answers).await?;
         let ticket = match opened {
             Opened::Run(verified, ticket) => {
                 data.pass(verified);

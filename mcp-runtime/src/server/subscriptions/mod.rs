@@ -6,12 +6,15 @@
 //! It uses `tasks`, `round` (to finish its closing result), `handler` (what
 //! the server offers) and `notify`; the dispatch room calls it.
 
+use std::collections::HashSet;
+
+use serde::Deserialize;
 use tokio::sync::{broadcast, watch};
 
+use crate::budget::{Held, Memory, string_cost};
 use crate::schema::{
-    JsonObject, McpError, NotificationParams, ResourceUpdatedNotificationParams,
-    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult,
-    notification_methods,
+    McpError, NotificationParams, ResourceUpdatedNotificationParams, SubscriptionFilter,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult, notification_methods,
 };
 use crate::server::handler::{Catalog, Ctx};
 use crate::server::notify::{Change, ChangeNotifier, Closing};
@@ -36,7 +39,13 @@ fn honoured(catalog: &Catalog, asked: &SubscriptionFilter) -> SubscriptionFilter
     }
 }
 
-fn carries(filter: &SubscriptionFilter, change: &Change) -> Option<&'static str> {
+/// The notification method that carries `change` to a stream with this
+/// filter and these watched resource URIs, if the stream asked for it.
+fn carries(
+    filter: &SubscriptionFilter,
+    uris: &HashSet<String>,
+    change: &Change,
+) -> Option<&'static str> {
     use notification_methods as m;
     match change {
         Change::ToolsListChanged if filter.tools_list_changed == Some(true) => {
@@ -48,16 +57,37 @@ fn carries(filter: &SubscriptionFilter, change: &Change) -> Option<&'static str>
         Change::ResourcesListChanged if filter.resources_list_changed == Some(true) => {
             Some(m::RESOURCES_LIST_CHANGED)
         }
-        Change::ResourceUpdated(uri)
-            if filter
-                .resource_subscriptions
-                .as_ref()
-                .is_some_and(|uris| uris.contains(uri)) =>
-        {
-            Some(m::RESOURCES_UPDATED)
-        }
+        Change::ResourceUpdated(uri) if uris.contains(uri) => Some(m::RESOURCES_UPDATED),
         _ => None,
     }
+}
+
+/// The most task ids a `subscriptions/listen` request may name: each is
+/// looked up in the task store before the stream is acknowledged.
+const MAX_NAMED_TASKS: usize = 1024;
+
+/// The resource URIs a stream watches, checked against the limits (their
+/// number, each one's length: `-32602` naming the limit) and charged to
+/// the memory budget for as long as the returned charge lives.
+fn watched_uris(
+    filter: &SubscriptionFilter,
+    memory: &Memory,
+) -> Result<(HashSet<String>, Held), McpError> {
+    let asked = filter.resource_subscriptions.as_deref().unwrap_or_default();
+    let max = memory.limits.max_listen_uris;
+    if asked.len() > max {
+        return Err(McpError::invalid_params(format!(
+            "notifications.resourceSubscriptions names {} URIs; a stream may watch at most {max}",
+            asked.len()
+        )));
+    }
+    let mut cost = 0;
+    for uri in asked {
+        memory.check_uri(uri)?;
+        cost += string_cost(uri);
+    }
+    let held = memory.hold(cost, "a listen stream's resource URIs")?;
+    Ok((asked.iter().cloned().collect(), held))
 }
 
 /// Completes once the server starts shutting down.
@@ -85,13 +115,15 @@ pub(crate) async fn listen(
     sources: Sources<'_>,
     call: Call,
 ) -> Result<String, McpError> {
-    let mut result = stream(
-        &core.catalog,
-        sources,
-        &call.params,
-        Ctx::from_data(call.data),
-    )
-    .await?;
+    // Only the filter is kept for the stream's life, not the params.
+    let asked = match call.params.get("notifications") {
+        Some(value) => SubscriptionFilter::deserialize(value).map_err(|e| {
+            McpError::invalid_params(format!("params.notifications is malformed: {e}"))
+        })?,
+        None => return Err(McpError::invalid_params("params.notifications is required")),
+    };
+    drop(call.params);
+    let mut result = stream(core, sources, asked, Ctx::from_data(call.data)).await?;
     core.finisher.add_server_info(&mut result.meta);
     serialise(&result)
 }
@@ -100,9 +132,9 @@ pub(crate) async fn listen(
 /// (the transport drops this future) or the server shuts down (then the
 /// closing result is returned).
 async fn stream(
-    catalog: &Catalog,
+    core: &Core,
     sources: Sources<'_>,
-    params: &JsonObject,
+    asked: SubscriptionFilter,
     ctx: Ctx,
 ) -> Result<SubscriptionsListenResult, McpError> {
     let out = ctx.data().notifier();
@@ -112,17 +144,22 @@ async fn stream(
                 .to_owned(),
         });
     }
-    let asked: SubscriptionFilter = match params.get("notifications") {
-        Some(value) => serde_json::from_value(value.clone()).map_err(|e| {
-            McpError::invalid_params(format!("params.notifications is malformed: {e}"))
-        })?,
-        None => return Err(McpError::invalid_params("params.notifications is required")),
-    };
-    let mut filter = honoured(catalog, &asked);
+    let mut filter = honoured(&core.catalog, &asked);
+    // The URIs are kept for the stream's life: bounded, and charged.
+    let (uris, _held) = watched_uris(&filter, &core.memory)?;
     let mut watched = match asked.task_ids.as_deref() {
+        Some(ids) if ids.len() > MAX_NAMED_TASKS => {
+            return Err(McpError::invalid_params(format!(
+                "notifications.taskIds names {} tasks; a stream may name at most \
+                 {MAX_NAMED_TASKS} (and watches at most {})",
+                ids.len(),
+                tasks::MAX_WATCHED_TASKS
+            )));
+        }
         Some(ids) if !ids.is_empty() => tasks::watch(sources.tasks, ctx.data(), ids).await?,
         _ => tasks::Watched::default(),
     };
+    drop(asked);
     filter.task_ids = watched.ids();
     // Subscribe before acknowledging, so no change after the ack is missed.
     let mut changes = sources.changes.subscribe();
@@ -139,11 +176,13 @@ async fn stream(
     {
         return Ok(SubscriptionsListenResult::new(id));
     }
+    // Matched against `uris` from now on.
+    filter.resource_subscriptions = None;
     loop {
         tokio::select! {
             change = changes.recv() => match change {
                 Ok(change) => {
-                    let Some(method) = carries(&filter, &change) else { continue };
+                    let Some(method) = carries(&filter, &uris, &change) else { continue };
                     let sent = match change {
                         Change::ResourceUpdated(uri) => {
                             let params = ResourceUpdatedNotificationParams {

@@ -48,34 +48,44 @@ pub(super) async fn post(
         );
     }
     let limits = endpoint.body;
-    let bytes =
-        match tokio::time::timeout(limits.timeout, read_body(body, &headers, limits.max_bytes))
-            .await
-        {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(BodyError::TooLarge(rest))) => {
-                if let Some(rest) = rest {
-                    discard(rest, limits.drain_bytes, limits.drain_timeout);
-                }
-                return closing(plain_error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "Payload too large",
-                ));
+    let (bytes, body_charge) = match tokio::time::timeout(
+        limits.timeout,
+        read_body(body, &headers, limits.max_bytes, endpoint.server.memory()),
+    )
+    .await
+    {
+        Ok(Ok(read)) => read,
+        Ok(Err(BodyError::TooLarge(rest))) => {
+            if let Some(rest) = rest {
+                discard(rest, limits.drain_bytes, limits.drain_timeout);
             }
-            Ok(Err(BodyError::Broken)) => {
-                return closing(plain_error(
-                    StatusCode::BAD_REQUEST,
-                    "Bad request: the body is incomplete or its framing is invalid",
-                ));
-            }
-            Err(_elapsed) => {
-                tracing::debug!(timeout = ?limits.timeout, "a request body did not arrive in time");
-                return closing(plain_error(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "Request timeout: the body did not arrive in time",
-                ));
-            }
-        };
+            return closing(plain_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload too large",
+            ));
+        }
+        Ok(Err(BodyError::OverBudget)) => {
+            tracing::warn!("refused a request body: the memory budget is spent");
+            return closing(plain_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Server busy: the server holds all the memory it may give its clients; \
+                     retry later",
+            ));
+        }
+        Ok(Err(BodyError::Broken)) => {
+            return closing(plain_error(
+                StatusCode::BAD_REQUEST,
+                "Bad request: the body is incomplete or its framing is invalid",
+            ));
+        }
+        Err(_elapsed) => {
+            tracing::debug!(timeout = ?limits.timeout, "a request body did not arrive in time");
+            return closing(plain_error(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request timeout: the body did not arrive in time",
+            ));
+        }
+    };
     let open = match session_of(&endpoint, &headers, caller.as_deref()) {
         Named::Nothing => None,
         Named::Session(open) => Some(open),
@@ -85,6 +95,9 @@ pub(super) async fn post(
         Ok(message) => message,
         Err(response) => return json_response(&response),
     };
+    // The message is read: its bytes are not held while it runs (the
+    // driver charges the message as parsed).
+    drop((bytes, body_charge));
     // A message without a session gets a driver of its own: it has no
     // session to route to, and no other client's request to cancel.
     let driver = match &open {
@@ -105,6 +118,11 @@ pub(super) async fn post(
             );
         }
         Step::Refused(response) => return json_response(&response),
+        Step::OverBudget(response) => {
+            let mut refused = json_response(&response);
+            *refused.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+            return refused;
+        }
     };
     let mut receive = ReceiveContext::new(TransportKind::Http);
     receive.caller = caller;

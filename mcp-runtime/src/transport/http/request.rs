@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use bytes::BytesMut;
 use futures_util::StreamExt;
 
+use crate::budget::{Held, MemoryBudget};
 use crate::server::HttpRequestHeaders;
 
 /// The bearer token of the `Authorization` header, trimmed; `None` if
@@ -73,16 +74,21 @@ pub(super) enum BodyError {
     /// The body broke off before its end, or its framing (a chunk size, the
     /// declared length) is invalid: answered 400.
     Broken,
+    /// The server's memory budget has no room for it: answered 503.
+    OverBudget,
 }
 
-/// Reads the body, refusing more than `limit` bytes. A body that arrives
+/// Reads the body, refusing more than `limit` bytes, and more than the
+/// server's memory `budget` has room for; what is read stays charged to it
+/// while the returned charge lives. A body that arrives
 /// in one piece is kept as it is; one in several is gathered into one
 /// buffer, sized up front when a valid `Content-Length` declares it.
 pub(super) async fn read_body(
     body: Body,
     headers: &HeaderMap,
     limit: usize,
-) -> Result<Bytes, BodyError> {
+    budget: &MemoryBudget,
+) -> Result<(Bytes, Held), BodyError> {
     let declared = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -97,6 +103,11 @@ pub(super) async fn read_body(
     if declared.is_some_and(|len| len > limit as u64) {
         return Err(too_large(body));
     }
+    // What is read is charged as it arrives (all of a declared length at
+    // once, as it is reserved at once).
+    let mut charge = budget
+        .try_hold(declared.map_or(0, |len| len as usize))
+        .map_err(|_| BodyError::OverBudget)?;
     let mut first: Option<Bytes> = None;
     let mut gathered = BytesMut::new();
     while let Some(chunk) = body.next().await {
@@ -104,6 +115,9 @@ pub(super) async fn read_body(
         let held = first.as_ref().map_or(0, Bytes::len) + gathered.len();
         if held + chunk.len() > limit {
             return Err(too_large(body));
+        }
+        if let Some(more) = (held + chunk.len()).checked_sub(charge.bytes()) {
+            charge.try_grow(more).map_err(|_| BodyError::OverBudget)?;
         }
         match first.take() {
             None if gathered.is_empty() => first = Some(chunk),
@@ -117,7 +131,7 @@ pub(super) async fn read_body(
             }
         }
     }
-    Ok(first.unwrap_or_else(|| gathered.freeze()))
+    Ok((first.unwrap_or_else(|| gathered.freeze()), charge))
 }
 
 /// Reads and discards what is left of a refused body, up to `max_bytes`

@@ -309,7 +309,12 @@ mod tests {
     use crate::schema::ClientCapabilities;
 
     fn session(sessions: &Sessions, owner: &str) -> Session {
-        let session = Session::open("2025-11-25", ClientCapabilities::default(), None);
+        let session = Session::open(
+            "2025-11-25",
+            ClientCapabilities::default(),
+            None,
+            crate::budget::Held::none(),
+        );
         sessions.insert(session.clone(), owner).unwrap();
         session
     }
@@ -342,7 +347,12 @@ mod tests {
         assert_eq!(sessions.len(), 2);
         let _a = sessions.begin(second.id());
         let _b = sessions.begin(third.id());
-        let fourth = Session::open("2025-11-25", ClientCapabilities::default(), None);
+        let fourth = Session::open(
+            "2025-11-25",
+            ClientCapabilities::default(),
+            None,
+            crate::budget::Held::none(),
+        );
         assert!(sessions.insert(fourth, "").is_err(), "none idle: refused");
     }
 
