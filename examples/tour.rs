@@ -7,9 +7,9 @@
 //! ```
 
 use mcp_runtime::BoxFuture;
-use mcp_runtime::schema::{CallToolResult, JsonObject, McpError, Tool};
+use mcp_runtime::schema::{CallToolResult, McpError, Tool};
 use mcp_runtime::server::Server;
-use mcp_runtime::server::handler::{Ctx, Outcome, ToolHandler};
+use mcp_runtime::server::handler::{Ctx, Outcome, ToolArguments, ToolHandler};
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
 
@@ -31,13 +31,13 @@ impl ToolHandler for Greet {
 
     fn call(
         &self,
-        arguments: JsonObject,
+        arguments: ToolArguments,
         _ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             let name = arguments
                 .get("name")
-                .and_then(Value::as_str)
+                .and_then(|name| name.as_str().map(str::to_owned))
                 .ok_or_else(|| McpError::invalid_params("argument `name` must be a string"))?;
             Ok(Outcome::Complete(CallToolResult::text(format!(
                 "Hello, {name}!"

@@ -8,16 +8,16 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{
     CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema,
-    InputRequest, JsonObject, McpError, Tool,
+    InputRequest, McpError, Tool,
 };
-use mcp_runtime::BoxFuture;
 use mcp_runtime::server::Server;
-use mcp_runtime::server::handler::{Ask, Ctx, Outcome, ToolHandler};
+use mcp_runtime::server::handler::{Ask, Ctx, Outcome, ToolArguments, ToolHandler};
 use mcp_runtime::server::legacy::Session;
-use mcp_runtime::transport::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
 use mcp_runtime::state::{InMemoryReplayGuard, RequestStateSigner};
+use mcp_runtime::transport::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
 use serde_json::{Value, json};
 
 struct Confirm;
@@ -27,7 +27,11 @@ impl ToolHandler for Confirm {
         Tool::new("confirm", "Asks for a confirmation.")
     }
 
-    fn call(&self, _: JsonObject, ctx: Ctx) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+    fn call(
+        &self,
+        _: ToolArguments,
+        ctx: Ctx,
+    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             if ctx.state::<String>()?.is_some() && ctx.input_response("ok").is_some() {
                 return Ok(Outcome::Complete(CallToolResult::text("done")));
@@ -37,8 +41,11 @@ impl ToolHandler for Confirm {
                 message: "Sure?".into(),
                 requested_schema: ElicitRequestedSchema::default().into(),
             };
-            let ask = Ask::new("ok", InputRequest::Elicitation(ElicitRequestParams::Form(form)))
-                .resume("asked")?;
+            let ask = Ask::new(
+                "ok",
+                InputRequest::Elicitation(ElicitRequestParams::Form(form)),
+            )
+            .resume("asked")?;
             Ok(Outcome::InputRequired(ask))
         })
     }
@@ -68,7 +75,8 @@ fn fixture() -> &'static Fixture {
         let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
             "clientInfo": {"name": "fuzz", "version": "0"}}});
-        let Ok(Incoming::Request(request)) = parse_message(initialize.to_string().as_bytes()) else {
+        let Ok(Incoming::Request(request)) = parse_message(initialize.to_string().as_bytes())
+        else {
             unreachable!("initialize parses")
         };
         let opened = runtime.block_on(server.handle_request(
@@ -76,8 +84,15 @@ fn fixture() -> &'static Fixture {
             ReceiveContext::new(TransportKind::InProcess),
             Notifier::disabled(),
         ));
-        let session = opened.opened_session().cloned().unwrap_or_else(|| unreachable!("a session"));
-        Fixture { server, runtime, session }
+        let session = opened
+            .opened_session()
+            .cloned()
+            .unwrap_or_else(|| unreachable!("a session"));
+        Fixture {
+            server,
+            runtime,
+            session,
+        }
     })
 }
 
@@ -90,14 +105,26 @@ fn dispatch(fixture: &Fixture, session: Option<&Session>, bytes: &[u8]) {
                 match session {
                     Some(session) => {
                         server
-                            .handle_session_request(request, receive, session.clone(), Notifier::disabled())
+                            .handle_session_request(
+                                request,
+                                receive,
+                                session.clone(),
+                                Notifier::disabled(),
+                            )
                             .await
                     }
-                    None => server.handle_request(request, receive, Notifier::disabled()).await,
+                    None => {
+                        server
+                            .handle_request(request, receive, Notifier::disabled())
+                            .await
+                    }
                 }
             });
             let json = response.to_json();
-            assert!(serde_json::from_str::<Value>(&json).is_ok(), "invalid JSON out: {json}");
+            assert!(
+                serde_json::from_str::<Value>(&json).is_ok(),
+                "invalid JSON out: {json}"
+            );
         }
         Ok(Incoming::Notification { method, .. }) => {
             if let Some(session) = session {

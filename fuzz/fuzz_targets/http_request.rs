@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::BoxFuture;
-use mcp_runtime::schema::{CallToolResult, JsonObject, McpError, Tool};
+use mcp_runtime::schema::{CallToolResult, McpError, Tool};
 use mcp_runtime::server::Server;
-use mcp_runtime::server::handler::{Ctx, Outcome, ToolHandler};
+use mcp_runtime::server::handler::{Ctx, Outcome, ToolArguments, ToolHandler};
 use mcp_runtime::transport::http::HttpTransport;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -26,7 +26,7 @@ impl ToolHandler for AnswersOk {
 
     fn call(
         &self,
-        _: JsonObject,
+        _: ToolArguments,
         _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async { Ok(Outcome::Complete(CallToolResult::text("ok"))) })
@@ -87,7 +87,10 @@ fuzz_target!(|input: &[u8]| {
 fn check(mut output: &[u8], has_head: bool) {
     while !output.is_empty() {
         let Some(end) = output.windows(4).position(|w| w == b"\r\n\r\n") else {
-            panic!("a truncated response head: {:?}", String::from_utf8_lossy(output));
+            panic!(
+                "a truncated response head: {:?}",
+                String::from_utf8_lossy(output)
+            );
         };
         let head = String::from_utf8_lossy(&output[..end]);
         // HTTP/1.0 requests are answered in HTTP/1.0.
@@ -112,8 +115,8 @@ fn check(mut output: &[u8], has_head: bool) {
         if has_head {
             return;
         }
-        output = output.get(end + 4 + length..).unwrap_or_else(|| {
-            panic!("a response shorter than its Content-Length: {head:?}")
-        });
+        output = output
+            .get(end + 4 + length..)
+            .unwrap_or_else(|| panic!("a response shorter than its Content-Length: {head:?}"));
     }
 }

@@ -17,7 +17,10 @@ struct Signers {
 fn signers() -> &'static Signers {
     static SIGNERS: OnceLock<Signers> = OnceLock::new();
     SIGNERS.get_or_init(|| {
-        let binding = Binding::empty().with("alice").with("tools/call").with("deploy");
+        let binding = Binding::empty()
+            .with("alice")
+            .with("tools/call")
+            .with("deploy");
         let signed = RequestStateSigner::new([42u8; 32])
             .unwrap_or_else(|e| unreachable!("{e}"))
             .bind_to(binding.clone());
@@ -30,7 +33,11 @@ fn signers() -> &'static Signers {
             .flat_map(|p| [signed.sign(p), sealed.sign(p)])
             .filter_map(Result::ok)
             .collect();
-        Signers { signed, sealed, minted }
+        Signers {
+            signed,
+            sealed,
+            minted,
+        }
     })
 }
 
@@ -40,7 +47,10 @@ fuzz_target!(|data: &[u8]| {
     for signer in [&s.signed, &s.sealed] {
         if signer.verify(&text).is_ok() {
             // Only an exact state this process minted may verify.
-            assert!(s.minted.iter().any(|m| m == text.as_ref()), "forged state accepted: {text:?}");
+            assert!(
+                s.minted.iter().any(|m| m == text.as_ref()),
+                "forged state accepted: {text:?}"
+            );
         }
         let _ = signer.verify_with_binding(&text, &Binding::empty());
     }

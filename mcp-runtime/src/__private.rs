@@ -14,7 +14,7 @@ pub use crate::schema::{
 pub use crate::server::handler::{
     CompletionHandler, Ctx, IntoCompleteResult, IntoPromptResult, IntoResourceResult,
     IntoToolResult, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, TaskSupport,
-    ToolHandler,
+    ToolArguments, ToolHandler,
 };
 pub use crate::server::plumbing::{
     CallParts, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,

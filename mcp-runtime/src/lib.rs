@@ -20,8 +20,8 @@
 //! use mcp_runtime::schema::{CallToolResult, Tool};
 //! use mcp_runtime::BoxFuture;
 //! use mcp_runtime::server::Server;
-//! use mcp_runtime::server::handler::{Ctx, Outcome, ToolHandler};
-//! use mcp_runtime::schema::{JsonObject, McpError};
+//! use mcp_runtime::server::handler::{Ctx, Outcome, ToolArguments, ToolHandler};
+//! use mcp_runtime::schema::McpError;
 //!
 //! struct Hello;
 //!
@@ -29,7 +29,7 @@
 //!     fn descriptor(&self) -> Tool {
 //!         Tool::new("hello", "Says hello.")
 //!     }
-//!     fn call(&self, _args: JsonObject, _ctx: Ctx)
+//!     fn call(&self, _args: ToolArguments, _ctx: Ctx)
 //!         -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
 //!         Box::pin(async { Ok(Outcome::Complete(CallToolResult::text("Hello!"))) })
 //!     }

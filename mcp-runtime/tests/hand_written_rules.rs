@@ -12,12 +12,13 @@ use std::collections::BTreeMap;
 use mcp_runtime::BoxFuture;
 use mcp_runtime::form::{FieldOptions, FormSchema};
 use mcp_runtime::schema::{
-    CallToolResult, GetPromptResult, InputRequest, JsonObject, McpError, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
+    CallToolResult, GetPromptResult, InputRequest, McpError, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
 };
 use mcp_runtime::server::Server;
 use mcp_runtime::server::handler::{
-    Ask, Ctx, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, ToolHandler,
+    Ask, Ctx, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, ToolArguments,
+    ToolHandler,
 };
 use mcp_runtime::transport::http::HttpTransport;
 use mcp_runtime::transport::{Incoming, Notifier, ReceiveContext, TransportKind, parse_message};
@@ -57,7 +58,7 @@ impl ToolHandler for HandTool {
 
     fn call(
         &self,
-        _: JsonObject,
+        _: ToolArguments,
         _: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {

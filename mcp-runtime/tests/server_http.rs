@@ -12,7 +12,9 @@ use mcp_runtime::schema::{
     CallToolResult, ElicitRequestParams, ElicitRequestUrlParams, GetPromptResult, InputRequest,
     JsonObject, LoggingLevel, McpError, Prompt, PromptMessage, Tool, UrlMode,
 };
-use mcp_runtime::server::handler::{Ask, Ctx, MethodHandler, Outcome, PromptHandler, ToolHandler};
+use mcp_runtime::server::handler::{
+    Ask, Ctx, MethodHandler, Outcome, PromptHandler, ToolArguments, ToolHandler,
+};
 use mcp_runtime::server::{Caller, Server};
 use mcp_runtime::transport::http::HttpTransport;
 use serde_json::{Value, json};
@@ -58,7 +60,7 @@ impl ToolHandler for Probe {
 
     fn call(
         &self,
-        _arguments: JsonObject,
+        _arguments: ToolArguments,
         ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {

@@ -14,10 +14,10 @@ use std::time::Duration;
 use mcp_runtime::BoxFuture;
 use mcp_runtime::schema::{
     BooleanSchema, CallToolResult, ElicitRequestFormParams, ElicitRequestParams,
-    ElicitRequestedSchema, GetPromptResult, InputRequest, JsonObject, McpError,
-    PrimitiveSchemaDefinition, Prompt, PromptArgument, PromptMessage, Tool,
+    ElicitRequestedSchema, GetPromptResult, InputRequest, McpError, PrimitiveSchemaDefinition,
+    Prompt, PromptArgument, PromptMessage, Tool,
 };
-use mcp_runtime::server::handler::{Ask, Ctx, Outcome, PromptHandler, ToolHandler};
+use mcp_runtime::server::handler::{Ask, Ctx, Outcome, PromptHandler, ToolArguments, ToolHandler};
 use mcp_runtime::server::{OutcomeRecord, Server};
 use mcp_runtime::state::{
     Binding, InMemoryReplayGuard, ManualClock, RequestStateSigner, SigningKey,
@@ -143,14 +143,14 @@ impl ToolHandler for Deploy {
 
     fn call(
         &self,
-        arguments: JsonObject,
+        arguments: ToolArguments,
         ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
             self.runs.fetch_add(1, Ordering::SeqCst);
             let target = arguments
                 .get("target")
-                .and_then(Value::as_str)
+                .and_then(|target| target.as_str().map(str::to_owned))
                 .ok_or_else(|| McpError::invalid_params("target must be a string"))?;
             let state: Option<String> = ctx.state()?;
             if state.as_deref() == Some("awaiting") && confirmed(&ctx) {
@@ -160,7 +160,7 @@ impl ToolHandler for Deploy {
             }
             // The resume value goes out unsigned; the state gate signs it.
             Ok(Outcome::InputRequired(
-                Ask::new("confirm", confirm_request(target)).resume(&"awaiting")?,
+                Ask::new("confirm", confirm_request(&target)).resume(&"awaiting")?,
             ))
         })
     }
@@ -213,7 +213,7 @@ impl ToolHandler for RawState {
 
     fn call(
         &self,
-        _: JsonObject,
+        _: ToolArguments,
         ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {
@@ -249,7 +249,7 @@ impl ToolHandler for Forger {
 
     fn call(
         &self,
-        _: JsonObject,
+        _: ToolArguments,
         ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async move {

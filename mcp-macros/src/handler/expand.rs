@@ -44,7 +44,7 @@ enum Param {
 impl Param {
     fn ty(self) -> TokenStream {
         match self {
-            Self::Object => quote!(_mcp::JsonObject),
+            Self::Object => quote!(_mcp::ToolArguments),
             Self::Strings => quote!(_mcp::BTreeMap<_mcp::String, _mcp::String>),
             Self::Uri => quote!(_mcp::String),
             Self::Context => quote!(_mcp::Ctx),
@@ -85,7 +85,10 @@ fn signature(target: &Target) -> Signature {
             method: quote!(read),
             params: &[("__mcp_ctx", Param::Context)],
             output: quote!(ResourceFuture),
-            parts: quote!(_mcp::CallParts::new(_mcp::JsonObject::new(), __mcp_ctx)),
+            parts: quote!(_mcp::CallParts::new(
+                _mcp::ToolArguments::empty(),
+                __mcp_ctx
+            )),
         },
         Target::ResourceTemplate { .. } => Signature {
             trait_name: quote!(ResourceTemplateHandler),

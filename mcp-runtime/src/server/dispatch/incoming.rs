@@ -1,9 +1,11 @@
 //! Reading one JSON-RPC message from bytes.
 //!
 //! The message is read in one pass into the fields JSON-RPC defines, not
-//! into a tree first. `params` becomes a JSON object, except what a retry
-//! carries: `inputResponses`, kept as the JSON text the client sent (each
-//! answer is parsed only when a handler reads it), and `requestState`.
+//! into a tree first. `params` becomes a JSON object, except `arguments`,
+//! kept as the JSON text the client sent (a tool's handler decodes its
+//! typed arguments from it), and what a retry carries: `inputResponses`,
+//! also kept as sent (each answer is parsed only when a handler reads
+//! it), and `requestState`.
 
 use std::fmt;
 
@@ -19,18 +21,34 @@ use crate::server::handler::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, Roun
 use crate::server::legacy::ClientResponse;
 
 /// A client request, structurally valid as JSON-RPC.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Request {
     /// The id.
     pub id: RequestId,
     /// The method.
     pub method: String,
-    /// The params, if any (not yet validated), without `inputResponses`
-    /// and `requestState`, which are kept apart for the methods that take them.
+    /// The params, if any (not yet validated), without `arguments`,
+    /// `inputResponses` and `requestState`, which are kept apart for the
+    /// methods that take them.
     pub params: Option<Value>,
+    /// `params.arguments` as the JSON text sent, when params is an object
+    /// that has it: a tool's arguments are decoded from it by the handler,
+    /// without a tree in between; any other method gets it back in params.
+    pub(crate) arguments: Option<Box<RawValue>>,
     /// `params.inputResponses` and `params.requestState`, when params is an
     /// object that has them.
     pub(crate) round_trip: RoundTrip,
+}
+
+impl PartialEq for Request {
+    fn eq(&self, other: &Self) -> bool {
+        let text = |r: &Self| r.arguments.as_deref().map(RawValue::get).map(str::to_owned);
+        self.id == other.id
+            && self.method == other.method
+            && self.params == other.params
+            && text(self) == text(other)
+            && self.round_trip == other.round_trip
+    }
 }
 
 /// One message from a client.
@@ -86,21 +104,27 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
         }
         None => return Err(invalid(id, "\"method\" is required")),
     };
-    let (params, round_trip) = match fields.params {
-        Some(Params { value, round_trip }) => (Some(value), round_trip),
-        None => (None, RoundTrip::default()),
+    let (params, arguments, round_trip) = match fields.params {
+        Some(Params {
+            value,
+            arguments,
+            round_trip,
+        }) => (Some(value), arguments, round_trip),
+        None => (None, None, RoundTrip::default()),
     };
     match id {
         Some(id) => Ok(Incoming::Request(Request {
             id,
             method,
             params,
+            arguments,
             round_trip,
         })),
         None => {
             let params = match params {
                 None => None,
                 Some(Value::Object(mut params)) => {
+                    restore_arguments(arguments, &mut params);
                     round_trip.restore(&mut params);
                     Some(params)
                 }
@@ -110,6 +134,19 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
         }
     }
 }
+
+/// Puts `arguments`, kept apart as sent, back into `params`, for the
+/// methods that take them in their params.
+pub(crate) fn restore_arguments(arguments: Option<Box<RawValue>>, params: &mut JsonObject) {
+    if let Some(arguments) = arguments {
+        // Text read as JSON once already reads again.
+        let value = serde_json::from_str(arguments.get()).unwrap_or(Value::Null);
+        params.insert(ARGUMENTS.to_owned(), value);
+    }
+}
+
+/// The params member a tool call's arguments travel in.
+const ARGUMENTS: &str = "arguments";
 
 /// A response's members: an id, and exactly one of `result` and `error`.
 fn response(
@@ -174,9 +211,11 @@ struct Fields {
     error: Option<Value>,
 }
 
-/// `params`: any JSON value, with an object's round-trip members apart.
+/// `params`: any JSON value, with an object's `arguments` and round-trip
+/// members apart.
 struct Params {
     value: Value,
+    arguments: Option<Box<RawValue>>,
     round_trip: RoundTrip,
 }
 
@@ -252,9 +291,11 @@ impl<'de> ReadObject<'de> for ParamsReader {
 
     fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
         let mut object = JsonObject::new();
+        let mut arguments = None;
         let mut round_trip = RoundTrip::default();
         while let Some(JsonKey(key)) = map.next_key()? {
             match &*key {
+                ARGUMENTS => arguments = Some(map.next_value()?),
                 INPUT_RESPONSES => {
                     round_trip.input_responses =
                         Some(map.next_value_seed(ObjectOr(AnswersReader))?);
@@ -267,6 +308,7 @@ impl<'de> ReadObject<'de> for ParamsReader {
         }
         Ok(Params {
             value: Value::Object(object),
+            arguments,
             round_trip,
         })
     }
@@ -274,6 +316,7 @@ impl<'de> ReadObject<'de> for ParamsReader {
     fn other(value: Value) -> Params {
         Params {
             value,
+            arguments: None,
             round_trip: RoundTrip::default(),
         }
     }

@@ -42,11 +42,12 @@ pub(crate) use table::is_reserved;
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::budget::MemoryBudget;
 use crate::logged::Wire;
 use crate::receive_context::ReceiveContext;
-use crate::schema::request_methods::INITIALIZE;
+use crate::schema::request_methods::{INITIALIZE, TOOLS_CALL};
 use crate::schema::{
     Implementation, JsonObject, McpError, RequestId, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
     meta_keys,
@@ -57,6 +58,7 @@ use crate::server::methods::{self, headers};
 use crate::server::notify::{ChangeNotifier, Notifier};
 use crate::server::round::Call;
 use crate::server::url_steps::UrlSteps;
+use incoming::restore_arguments;
 use table::Route;
 
 /// A configured MCP server. Cheap to clone; share it across transports.
@@ -134,6 +136,7 @@ impl Server {
             id,
             method,
             params,
+            arguments,
             round_trip,
         } = request;
         let era = era(&self.inner, &method, params.as_ref(), session.is_some());
@@ -146,6 +149,7 @@ impl Server {
                 id: id.clone(),
                 method: &method,
                 params,
+                arguments,
                 round_trip,
             },
             receive,
@@ -213,6 +217,7 @@ struct Envelope<'a> {
     id: RequestId,
     method: &'a str,
     params: Option<Value>,
+    arguments: Option<Box<RawValue>>,
     round_trip: RoundTrip,
 }
 
@@ -308,6 +313,7 @@ async fn modern(
         id,
         method,
         params,
+        arguments,
         round_trip,
     } = request;
     let (params, meta) = read_meta(params)?;
@@ -324,7 +330,11 @@ async fn modern(
     }
     let route = table::route(registry, method, Asked::Modern)?;
     let data = request_data(registry, id, route.name(method), meta, receive, notifier);
-    serve(registry, route, params, round_trip, data).await
+    let kept = Kept {
+        arguments,
+        round_trip,
+    };
+    serve(registry, route, params, kept, data).await
 }
 
 /// A 2025-era request: served with its session's `_meta` (or, without a
@@ -341,6 +351,7 @@ async fn legacy_request(
         id,
         method,
         params,
+        arguments,
         round_trip,
     } = request;
     let params = match params {
@@ -355,7 +366,11 @@ async fn legacy_request(
     let route = table::route(registry, method, asked)?;
     let data = request_data(registry, id, route.name(method), meta, receive, notifier)
         .in_2025_era(session);
-    serve(registry, route, params, round_trip, data).await
+    let kept = Kept {
+        arguments,
+        round_trip,
+    };
+    serve(registry, route, params, kept, data).await
 }
 
 fn request_data(
@@ -376,17 +391,34 @@ fn request_data(
     )
 }
 
-/// Hands the request to its method's function.
+/// What a request's params had kept apart as read.
+struct Kept {
+    arguments: Option<Box<RawValue>>,
+    round_trip: RoundTrip,
+}
+
+/// Hands the request to its method's function. `arguments` go to
+/// `tools/call` as sent; any other method finds them in its params.
 async fn serve(
     registry: &Registry,
     route: Route,
-    params: JsonObject,
-    round_trip: RoundTrip,
+    mut params: JsonObject,
+    kept: Kept,
     data: RequestData,
 ) -> Result<String, McpError> {
+    let arguments = match &route {
+        Route::Core {
+            name: TOOLS_CALL, ..
+        } => kept.arguments,
+        _ => {
+            restore_arguments(kept.arguments, &mut params);
+            None
+        }
+    };
     let call = Call {
         params,
-        round_trip,
+        arguments,
+        round_trip: kept.round_trip,
         data,
     };
     match route {

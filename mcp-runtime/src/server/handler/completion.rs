@@ -29,7 +29,7 @@ impl CallParts {
         put(REFERENCE, serde_json::to_value(reference));
         put(ARGUMENT, serde_json::to_value(argument));
         put(CONTEXT, serde_json::to_value(context.unwrap_or_default()));
-        Self::new(parts, ctx)
+        Self::from_object(parts, ctx)
     }
 
     /// The part under `key`, as a `T`.

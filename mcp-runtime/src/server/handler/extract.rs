@@ -7,7 +7,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::Ctx;
+use super::arguments::invalid_arguments;
+use super::{Ctx, ToolArguments};
 use crate::schema::{JsonObject, McpError};
 
 /// The parts of a call the parameters are drawn from.
@@ -21,25 +22,36 @@ pub struct CallParts {
 /// and resource-template variables), which typed fields parse.
 #[derive(Debug)]
 enum Arguments {
+    /// A tool's arguments, as sent.
+    Raw(ToolArguments),
+    /// The parts of a completion request.
     Json(JsonObject),
     Strings(std::collections::BTreeMap<String, String>),
 }
 
 impl CallParts {
-    /// The parts of one call: its arguments (for a prompt or a resource
-    /// template, its string arguments or variables) and its context.
-    pub fn new(arguments: JsonObject, ctx: Ctx) -> Self {
+    /// The parts of one tool call: its arguments and its context (for a
+    /// prompt or a resource template, see [`Self::from_strings`]).
+    pub fn new(arguments: ToolArguments, ctx: Ctx) -> Self {
         Self {
-            arguments: Arguments::Json(arguments),
+            arguments: Arguments::Raw(arguments),
             ctx,
         }
     }
 
-    /// The JSON argument under `key` (`None` for string arguments).
+    /// The parts of a request whose parameters read a JSON object.
+    pub(crate) fn from_object(parts: JsonObject, ctx: Ctx) -> Self {
+        Self {
+            arguments: Arguments::Json(parts),
+            ctx,
+        }
+    }
+
+    /// The JSON part under `key` of a request made [`Self::from_object`].
     pub(crate) fn json_argument(&self, key: &str) -> Option<&serde_json::Value> {
         match &self.arguments {
             Arguments::Json(object) => object.get(key),
-            Arguments::Strings(_) => None,
+            Arguments::Raw(_) | Arguments::Strings(_) => None,
         }
     }
 
@@ -90,6 +102,7 @@ impl<T: DeserializeOwned + JsonSchema> FromCall for T {
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {
         match &parts.arguments {
             // Read in place: several parameters may read the arguments.
+            Arguments::Raw(arguments) => arguments.decode(),
             Arguments::Json(object) => {
                 serde_path_to_error::deserialize(object).map_err(invalid_arguments)
             }
@@ -102,17 +115,6 @@ impl<T: DeserializeOwned + JsonSchema> FromCall for T {
             }
         }
     }
-}
-
-fn invalid_arguments<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> McpError {
-    let path = error.path().to_string();
-    let inner = error.into_inner();
-    let message = if path == "." {
-        format!("invalid arguments: {inner}")
-    } else {
-        format!("invalid argument `{path}`: {inner}")
-    };
-    McpError::invalid_params(message)
 }
 
 /// A string argument that a typed field may parse: a number, a boolean, a

@@ -13,6 +13,7 @@
 //! rooms that run handlers use it.
 
 mod answers;
+mod arguments;
 mod ask;
 mod catalog;
 mod completion;
@@ -27,6 +28,7 @@ mod traits;
 mod uri_template;
 
 pub(crate) use answers::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundAnswers, RoundTrip};
+pub use arguments::ToolArguments;
 pub use ask::Ask;
 pub(crate) use catalog::{Asked, Catalog, Offer, SharedValues, Table, TemplateEntry};
 pub use completion::IntoCompleteResult;

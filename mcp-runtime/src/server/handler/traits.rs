@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::arguments::ToolArguments;
 use super::ask::Ask;
 use super::context::Ctx;
 use super::extract::SharedNeed;
@@ -52,7 +53,7 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// an `Err` is a protocol error (`-32602` for invalid arguments).
     fn call(
         &self,
-        arguments: JsonObject,
+        arguments: ToolArguments,
         ctx: Ctx,
     ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>>;
 

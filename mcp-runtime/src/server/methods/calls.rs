@@ -13,7 +13,7 @@ use super::headers;
 use crate::receive_context::ReceiveContext;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::schema::{CompleteRequestParams, JsonObject, McpError};
-use crate::server::handler::{Ctx, MethodHandler, Outcome, TaskSupport};
+use crate::server::handler::{Ctx, MethodHandler, Outcome, TaskSupport, ToolArguments};
 use crate::server::round::{Call, Core, RunInput, Shape, rounds};
 use crate::server::tasks::{self, TaskEngine};
 use crate::state::BindingRequest;
@@ -25,17 +25,14 @@ pub(crate) async fn call_tool(
     call: Call,
 ) -> Result<String, McpError> {
     let Call {
-        mut params,
+        params,
+        arguments,
         round_trip,
         mut data,
     } = call;
     data.take_round_trip(round_trip)?;
     let name = required_string(&params, "name")?;
-    let arguments = match params.remove("arguments") {
-        None | Some(Value::Null) => JsonObject::new(),
-        Some(Value::Object(arguments)) => arguments,
-        Some(_) => return Err(McpError::invalid_params("arguments must be an object")),
-    };
+    let arguments = ToolArguments::from_sent(arguments)?;
     let Some((tool, handler)) = core.catalog.tools.get(&name) else {
         return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
     };
@@ -56,6 +53,8 @@ pub(crate) async fn call_tool(
                 Some(Value::Object(meta)) => meta.clone(),
                 _ => JsonObject::new(),
             };
+            // A task keeps its arguments as an object.
+            let arguments = arguments.to_object()?;
             let binding = BindingRequest {
                 method: TOOLS_CALL,
                 target: &name,
@@ -74,13 +73,21 @@ pub(crate) async fn call_tool(
             return Err(tasks::tasks_required());
         }
     }
+    // The binding digests the arguments as a tree: built for that alone
+    // (only when there is a signer to bind), and gone before the handler
+    // runs.
+    let tree = match core.gate.signs() {
+        true => arguments.to_object()?,
+        false => JsonObject::new(),
+    };
     let checked = core.gate.check(
         TOOLS_CALL,
         &name,
-        &arguments,
+        &tree,
         data.receive(),
         data.request_state(),
     )?;
+    drop(tree);
     let handler = Arc::clone(handler);
     let mut arguments = RunInput::new(arguments, data.is_legacy());
     rounds(core, checked, data, move |ctx| {
@@ -96,6 +103,7 @@ pub(crate) async fn get_prompt(core: &Arc<Core>, call: Call) -> Result<String, M
         mut params,
         round_trip,
         mut data,
+        ..
     } = call;
     data.take_round_trip(round_trip)?;
     let name = required_string(&params, "name")?;
@@ -162,6 +170,7 @@ pub(crate) async fn read_resource(core: &Arc<Core>, call: Call) -> Result<String
         params,
         round_trip,
         mut data,
+        ..
     } = call;
     data.take_round_trip(round_trip)?;
     let uri = required_string(&params, "uri")?;
@@ -247,6 +256,7 @@ pub(crate) async fn extension(
         mut params,
         round_trip,
         data,
+        ..
     } = call;
     // An extension's params are handed over whole.
     round_trip.restore(&mut params);

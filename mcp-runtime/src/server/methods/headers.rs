@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::receive_context::HttpRequestHeaders;
 use crate::schema::{JsonObject, McpError, Tool, request_methods};
+use crate::server::handler::ToolArguments;
 
 /// `MCP-Protocol-Version` must be present and equal the `_meta` version.
 pub(crate) fn check_protocol_version(
@@ -68,7 +69,7 @@ pub(crate) fn check_method_and_name(
 pub(crate) fn check_param_headers(
     headers: &HttpRequestHeaders,
     tool: &Tool,
-    arguments: &JsonObject,
+    arguments: &ToolArguments,
 ) -> Result<(), McpError> {
     let Some(Value::Object(properties)) = tool.input_schema.get("properties") else {
         return Ok(());
@@ -93,7 +94,7 @@ pub(crate) fn check_param_headers(
         };
         let decoded = decode_value(raw)
             .ok_or_else(|| mismatch(format!("the Mcp-Param-{header} header is malformed")))?;
-        if !param_matches(&decoded, value) {
+        if !param_matches(&decoded, &value) {
             return Err(mismatch(format!(
                 "Mcp-Param-{header} header value {decoded:?} does not match argument {property:?}"
             )));

@@ -223,8 +223,11 @@ async fn detached_round<R: ResultMeta + Send + 'static>(
 
 /// One request on its way to the function that serves its method.
 pub(crate) struct Call {
-    /// The request's params, `_meta` included, the round-trip members not.
+    /// The request's params, `_meta` included, the round-trip members not
+    /// (nor, for `tools/call`, the arguments).
     pub(crate) params: crate::schema::JsonObject,
+    /// A `tools/call`'s `arguments`, as sent.
+    pub(crate) arguments: Option<Box<serde_json::value::RawValue>>,
     /// What a retry carries (`inputResponses`, `requestState`), kept apart.
     pub(crate) round_trip: crate::server::handler::RoundTrip,
     /// Everything else known about the request; it becomes the handler's

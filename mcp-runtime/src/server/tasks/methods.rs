@@ -53,6 +53,7 @@ pub(crate) async fn update(
         mut params,
         round_trip,
         data,
+        ..
     } = call;
     declared(&data)?;
     // `inputResponses` travels apart from the params, as on a retry.

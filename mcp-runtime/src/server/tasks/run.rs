@@ -16,7 +16,7 @@ use super::{TaskEngine, TaskStore};
 use crate::logged::Wire;
 use crate::schema::{CallToolResult, JsonObject, McpError, RequestMeta, TaskStatus};
 use crate::server::gate::NextState;
-use crate::server::handler::{Ask, Ctx, Outcome, ToolHandler};
+use crate::server::handler::{Ask, Ctx, Outcome, ToolArguments, ToolHandler};
 
 /// What a round came to: the handler's outcome, or its error (a panic
 /// included).
@@ -33,7 +33,7 @@ pub(crate) fn spawn(
     ctx: Ctx,
 ) -> JoinHandle<RoundResult> {
     tokio::spawn(async move {
-        match AssertUnwindSafe(handler.call(arguments, ctx))
+        match AssertUnwindSafe(handler.call(ToolArguments::from(arguments), ctx))
             .catch_unwind()
             .await
         {

@@ -26,7 +26,7 @@ const _: () = {
             }
                 .build()
         }
-        fn call(&self, _: _mcp::JsonObject, _: _mcp::Ctx) -> _mcp::ToolFuture<'_> {
+        fn call(&self, _: _mcp::ToolArguments, _: _mcp::Ctx) -> _mcp::ToolFuture<'_> {
             let __mcp_this = _mcp::Arc::clone(&self.0);
             _mcp::Box::pin(async move {
                 let __mcp_output = __mcp_this.greet().await;

@@ -24,7 +24,7 @@ const _: () = {
         }
         fn call(
             &self,
-            __mcp_arguments: _mcp::JsonObject,
+            __mcp_arguments: _mcp::ToolArguments,
             __mcp_ctx: _mcp::Ctx,
         ) -> _mcp::ToolFuture<'_> {
             let mut __mcp_parts = _mcp::CallParts::new(__mcp_arguments, __mcp_ctx);
