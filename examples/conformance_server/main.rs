@@ -28,6 +28,11 @@
 //!                               the same state and answers (default 65536)
 //!   --no-outcome-record         with single use, keep no answer: every duplicate is refused
 //!
+//! 2025-ERA CLIENTS
+//!   --round-timeout-ms N        how long the bridge waits for a 2025-era client's answers
+//!                               to one round of questions (elicitation/create, ...) before
+//!                               the request ends saying so (default 600000)
+//!
 //! TASK OPTIONS (the tasks extension)
 //!   --tasks-redis URL           keep task records in this Redis, so every instance using
 //!                               it serves every task (in this process otherwise)
@@ -64,7 +69,7 @@ use std::time::Duration;
 
 use mcp_runtime::auth::{IntrospectionVerifier, JwtVerifier, ProtectedResource};
 use mcp_runtime::server::tasks::{RedisTaskStore, Tasks};
-use mcp_runtime::server::{OutcomeRecord, Server};
+use mcp_runtime::server::{Bridge, OutcomeRecord, Server};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
 };
@@ -77,6 +82,7 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      | --stdio [--max-in-flight N]) \
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
                      [--single-use] [--redis URL] [--max-outcome-bytes N] [--no-outcome-record] \
+                     [--round-timeout-ms N] \
                      [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N] \
                      [--protect ISSUER [--public-url URL] [--introspection-url URL] \
                      [--required-scope SCOPE]...]";
@@ -133,6 +139,8 @@ struct Options {
     max_outcome_bytes: Option<usize>,
     tasks: TaskOptions,
     protect: Option<Protect>,
+    /// `--round-timeout-ms`; the bridge's default when `None`.
+    round_timeout: Option<Duration>,
 }
 
 /// `--protect` and its companions.
@@ -214,6 +222,7 @@ fn parse_args() -> Result<Options, String> {
     let mut max_outcome_bytes = None;
     let mut tasks = TaskOptions::default();
     let mut protect: Option<Protect> = None;
+    let mut round_timeout = None;
     let (mut public_url, mut introspection, mut scopes) = (None, None, Vec::new());
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -268,6 +277,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "--task-lease-ms" => tasks.lease_ms = Some(number(&arg, &mut args)?),
             "--task-ttl-ms" => tasks.ttl_ms = Some(number(&arg, &mut args)?),
+            "--round-timeout-ms" => round_timeout = Some(millis(&arg, &mut args)?),
             "--redis" => {
                 let url = args.next().ok_or("--redis needs a URL")?;
                 single_use = SingleUse::Redis(url);
@@ -312,6 +322,7 @@ fn parse_args() -> Result<Options, String> {
         single_use,
         max_outcome_bytes,
         tasks,
+        round_timeout,
         protect: match protect {
             Some(protect) => Some(Protect {
                 public_url,
@@ -383,6 +394,9 @@ fn signer(options: &Options) -> Result<RequestStateSigner, String> {
 /// The server, with the replay guard `options` ask for.
 async fn server(options: &Options, signer: RequestStateSigner) -> Result<Server, String> {
     let mut builder = fixtures::server(signer).tasks(options.tasks.tasks()?);
+    if let Some(timeout) = options.round_timeout {
+        builder = builder.bridge(Bridge::default().round_timeout(timeout));
+    }
     match options.max_outcome_bytes {
         Some(0) => builder = builder.outcomes(OutcomeRecord::off()),
         Some(bytes) => builder = builder.outcomes(OutcomeRecord::default().max_bytes(bytes)),

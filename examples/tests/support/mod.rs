@@ -758,8 +758,14 @@ pub struct StdioServer {
 impl StdioServer {
     /// Spawn `conformance-server --stdio`.
     pub fn spawn() -> Self {
+        Self::spawn_with(&[])
+    }
+
+    /// Spawn `conformance-server --stdio` with `extra` flags.
+    pub fn spawn_with(extra: &[&str]) -> Self {
         let mut child = Command::new(server_bin())
             .arg("--stdio")
+            .args(extra)
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

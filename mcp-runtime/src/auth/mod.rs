@@ -13,6 +13,7 @@
 //! verifier that cannot decide 503. The token's subject and client become
 //! the request's caller, which every `requestState` is bound to.
 
+mod answers;
 mod caller;
 mod fetch;
 mod introspection;

@@ -7,22 +7,37 @@ use serde::{Deserialize, Serialize};
 use super::{ErrorObject, JSONRPC_VERSION};
 
 /// A JSON-RPC request id: a string or an integer, never `null`.
+///
+/// Integers are read from `i64::MIN` to `u64::MAX` and written back
+/// exactly as sent; a larger one (which JSON parsers read as a float) is
+/// refused, saying the range ([`RequestId::RULE`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
-    /// An integer id, as most clients send.
+    /// An integer id that fits an `i64`, as most clients send.
     Number(i64),
+    /// An integer id above `i64::MAX` (up to `u64::MAX`). An id read from
+    /// the wire that fits an `i64` is always a [`Number`](Self::Number).
+    Unsigned(u64),
     /// A string id.
     String(String),
 }
 
 impl RequestId {
-    /// Reads an id from a JSON value; `None` for anything but a string or a
-    /// 64-bit integer (`null`, floats, booleans, objects are not ids).
+    /// What an id must be, as a refusal says it.
+    pub const RULE: &'static str = "\"id\" must be a string or an integer from \
+                                    -9223372036854775808 to 18446744073709551615";
+
+    /// Reads an id from a JSON value; `None` for anything but a string or
+    /// an integer from `i64::MIN` to `u64::MAX` (`null`, floats, booleans,
+    /// objects are not ids; see [`RequestId::RULE`]).
     pub fn from_json(value: &serde_json::Value) -> Option<Self> {
         match value {
             serde_json::Value::String(s) => Some(Self::String(s.clone())),
-            serde_json::Value::Number(n) => n.as_i64().map(Self::Number),
+            serde_json::Value::Number(n) => n
+                .as_i64()
+                .map(Self::Number)
+                .or_else(|| n.as_u64().map(Self::Unsigned)),
             _ => None,
         }
     }
@@ -32,6 +47,7 @@ impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Number(n) => write!(f, "{n}"),
+            Self::Unsigned(n) => write!(f, "{n}"),
             Self::String(s) => write!(f, "{s:?}"),
         }
     }
@@ -129,4 +145,43 @@ pub struct JsonRpcErrorResponse {
     pub id: Option<RequestId>,
     /// The error.
     pub error: ErrorObject,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn integer_ids_up_to_u64_max_are_read_and_written_back_exactly() {
+        for text in ["0", "-9223372036854775808", "9223372036854775807"] {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            let id = RequestId::from_json(&value).unwrap();
+            assert!(matches!(id, RequestId::Number(_)), "{text}");
+            assert_eq!(serde_json::to_string(&id).unwrap(), text);
+        }
+        for text in ["9223372036854775808", "18446744073709551615"] {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            let id = RequestId::from_json(&value).unwrap();
+            assert_eq!(id.to_string(), text);
+            assert_eq!(serde_json::to_string(&id).unwrap(), text);
+            let read: RequestId = serde_json::from_str(text).unwrap();
+            assert_eq!(read, id);
+        }
+    }
+
+    #[test]
+    fn what_is_not_an_id_is_refused() {
+        for value in [
+            json!(null),
+            json!(true),
+            json!(1.5),
+            json!([1]),
+            serde_json::from_str("18446744073709551616").unwrap(),
+            serde_json::from_str("1e30").unwrap(),
+        ] {
+            assert_eq!(RequestId::from_json(&value), None, "{value}");
+        }
+        assert!(RequestId::RULE.contains("-9223372036854775808 to 18446744073709551615"));
+    }
 }

@@ -8,7 +8,8 @@
 //! - a request is admitted within the driver's in-flight bound, if it has
 //!   one (waiting for a slot, or refused as [`Busy`] when it would wait
 //!   behind questions that await this client's answer), recorded in the
-//!   cancel table before anything can run it, and handed back as
+//!   cancel table before anything can run it (or refused when its id is
+//!   that of a request still in flight), and handed back as
 //!   [`Step::Run`]; [`Admitted::run`] serves it in the peer's session and
 //!   pins the session it opens (`initialize`);
 //! - `notifications/cancelled` stops the request it names; any other
@@ -209,7 +210,10 @@ impl Driver {
                     }
                 };
                 match self.slot(session.as_ref()).await {
-                    Ok(slot) => Step::Run(self.admit(server, request, session, (slot, held))),
+                    Ok(slot) => match self.admit(server, request, session, (slot, held)) {
+                        Ok(admitted) => Step::Run(admitted),
+                        Err(in_use) => Step::Refused(in_use),
+                    },
                     Err(busy) => Step::Refused(busy.refuse(Some(request.id))),
                 }
             }
@@ -250,27 +254,31 @@ impl Driver {
     }
 
     /// Records `request` in the cancel table, before anything can run it,
-    /// so that a request that finishes at once still leaves the table.
+    /// so that a request that finishes at once still leaves the table. A
+    /// request whose id is that of one still in flight is refused
+    /// (`-32600`, naming the id), and the one in flight runs on, still
+    /// cancellable: a response or a cancellation names one request.
     fn admit(
         self: &Arc<Self>,
         server: &Server,
         request: Request,
         session: Option<Session>,
         (slot, held): (Option<OwnedSemaphorePermit>, Held),
-    ) -> Admitted {
+    ) -> Result<Admitted, Response> {
         let (abort, registration) = AbortHandle::new_pair();
         let serial = {
             let mut table = self.lock_in_flight();
+            if table.by_id.contains_key(&request.id) {
+                return Err(id_in_use(request.id));
+            }
             let serial = table.next;
             table.next = table.next.wrapping_add(1);
-            // A request reusing the id of one still running takes its
-            // place: a cancellation names the latest.
             table
                 .by_id
                 .insert(request.id.clone(), Tracked { serial, abort });
             serial
         };
-        Admitted {
+        Ok(Admitted {
             server: server.clone(),
             entry: Entry {
                 driver: Arc::clone(self),
@@ -282,7 +290,7 @@ impl Driver {
             registration,
             slot,
             held,
-        }
+        })
     }
 
     /// Stops the request a `notifications/cancelled` names, if it runs.
@@ -326,6 +334,16 @@ impl Driver {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// The refusal of a request whose `id` is that of a request still in
+/// flight on the same peer.
+fn id_in_use(id: RequestId) -> Response {
+    let detail = format!(
+        "the id {id} is in use by a request still in flight; send each request in flight \
+         with its own id"
+    );
+    Response::error(Some(id), McpError::InvalidRequest { detail })
 }
 
 /// A request admitted by [`Driver::receive`]: recorded for cancellation
@@ -563,11 +581,35 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_request_reusing_an_id_stays_cancellable_after_the_first_ends() {
+    async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_runs_on() {
         let (server, driver) = (server(), Arc::new(Driver::new()));
         let first = admitted(&driver, &server, ping(1)).await;
+        let Step::Refused(refused) = driver.receive(&server, ping(1)).await else {
+            panic!("the second request with id 1 is refused");
+        };
+        assert_eq!(refused.id(), Some(&RequestId::Number(1)));
+        let json = refused.to_json();
+        assert!(json.contains("-32600"), "{json}");
+        assert!(
+            json.contains("the id 1 is in use by a request still in flight"),
+            "{json}"
+        );
+        assert_eq!(driver.in_flight(), 1, "the first is still tracked");
+        let _ = driver.receive(&server, cancel(1)).await;
+        assert!(run(first).await.is_cancelled(), "and still cancellable");
+        assert_eq!(driver.in_flight(), 0);
+        // Once the first has left, the id is free again.
+        let again = admitted(&driver, &server, ping(1)).await;
+        assert!(!run(again).await.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_request_that_ends_late_leaves_a_reused_id_alone() {
+        let (server, driver) = (server(), Arc::new(Driver::new()));
+        let first = admitted(&driver, &server, ping(1)).await;
+        let _ = driver.receive(&server, cancel(1)).await;
         let second = admitted(&driver, &server, ping(1)).await;
-        assert!(!run(first).await.is_cancelled());
+        assert!(run(first).await.is_cancelled());
         assert_eq!(driver.in_flight(), 1, "the second is still tracked");
         let _ = driver.receive(&server, cancel(1)).await;
         assert!(run(second).await.is_cancelled());

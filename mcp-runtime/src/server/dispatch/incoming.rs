@@ -90,7 +90,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
         None => None,
         Some(raw) => match RequestId::from_json(raw) {
             Some(id) => Some(id),
-            None => return Err(invalid(None, "\"id\" must be a string or an integer")),
+            None => return Err(invalid(None, RequestId::RULE)),
         },
     };
     if fields.jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {

@@ -467,7 +467,7 @@ fn log_error(method: &str, id: &RequestId, error: &McpError) {
             tracing::error!(
                 method = %Wire(method),
                 id = %Wire(&id.to_string()),
-                detail = %detail,
+                detail = %Wire(detail),
                 "request failed with an internal error"
             );
         }
@@ -477,5 +477,70 @@ fn log_error(method: &str, id: &RequestId, error: &McpError) {
             error = %Wire(&other.to_string()),
             "request refused"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use tracing_subscriber::fmt::MakeWriter;
+
+    use super::*;
+
+    /// The log lines written while a test runs.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> MakeWriter<'a> for Lines {
+        type Writer = Self;
+
+        fn make_writer(&'a self) -> Self {
+            self.clone()
+        }
+    }
+
+    #[test]
+    fn an_internal_error_is_logged_escaped_and_cut() {
+        let lines = Lines::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(lines.clone())
+            .with_ansi(false)
+            .finish();
+        let detail = format!(
+            "boom\n2026-01-01 ERROR forged line\u{1b}[31m{}",
+            "x".repeat(1 << 20)
+        );
+        tracing::subscriber::with_default(subscriber, || {
+            log_error(
+                "tools/call",
+                &RequestId::Number(1),
+                &McpError::internal(detail.clone()),
+            );
+        });
+        let logged = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(logged.lines().count(), 1, "one line: {logged:.400}");
+        assert!(
+            logged.contains(r#"detail="boom\n2026-01-01 ERROR forged line\u{1b}[31mxxx"#),
+            "escaped: {logged:.400}"
+        );
+        assert!(
+            logged.contains(&format!("… ({} bytes)", detail.len())),
+            "cut, with its length: {logged:.400}"
+        );
+        assert!(logged.len() < 1024, "{} bytes logged", logged.len());
     }
 }

@@ -127,6 +127,9 @@ impl Response {
                     Some(RequestId::Number(n)) => {
                         let _ = write!(json, "{n}");
                     }
+                    Some(RequestId::Unsigned(n)) => {
+                        let _ = write!(json, "{n}");
+                    }
                     Some(RequestId::String(s)) => match serde_json::to_string(s) {
                         Ok(quoted) => json.push_str(&quoted),
                         Err(_) => json.push_str("null"),
