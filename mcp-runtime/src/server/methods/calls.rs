@@ -57,16 +57,11 @@ pub(crate) async fn call_tool(
     let support = handler.task_support();
     if support != TaskSupport::Forbidden {
         if tasks::declares_tasks(&data.meta().client_capabilities) && !data.is_legacy() {
-            let meta = match params.get("_meta") {
-                Some(Value::Object(meta)) => meta.clone(),
-                _ => JsonObject::new(),
-            };
             let call = tasks::TaskCall {
                 name: name.clone(),
                 arguments: arguments.clone(),
                 handler: Arc::clone(handler),
                 support,
-                meta,
             };
             return tasks::call_tool(core, engine, call, binding, data).await;
         }
