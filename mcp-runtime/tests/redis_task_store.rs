@@ -121,6 +121,11 @@ async fn a_created_record_loads_back_exactly() {
         create(&store, &created, 10).await.unwrap();
         assert_eq!(store.load("3f2a").await, Ok(Some(created.clone())));
         assert_eq!(store.load("nope").await, Ok(None));
+        // A view leaves the kept arguments and _meta behind.
+        let mut shown = created.clone();
+        shown.arguments = None;
+        shown.meta = None;
+        assert_eq!(store.view("3f2a").await, Ok(Some(shown)));
 
         // The hash holds the version and the JSON, and Redis forgets it at
         // the record's expiry.

@@ -148,7 +148,7 @@ fn parse<T: DeserializeOwned>(mut params: JsonObject) -> Result<T, McpError> {
 /// The caller's task `id`, its abandonment settled.
 async fn find(engine: &TaskEngine, id: &str, data: &RequestData) -> Result<TaskRecord, McpError> {
     let store = engine.settings.store.as_ref();
-    let record = store.load(id).await.map_err(unavailable)?;
+    let record = store.view(id).await.map_err(unavailable)?;
     let Some(record) = record.filter(|r| r.owner == data.receive().subject()) else {
         return Err(McpError::invalid_params(format!("Unknown task: {id}")));
     };

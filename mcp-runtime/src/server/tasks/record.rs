@@ -184,6 +184,31 @@ impl TaskRecord {
         self.finish(TaskStatus::Failed, now_ms);
     }
 
+    /// A copy without the kept arguments and `_meta`, which are not copied.
+    pub(crate) fn without_kept(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            owner: self.owner.clone(),
+            tool: self.tool.clone(),
+            arguments: None,
+            meta: None,
+            status: self.status,
+            status_message: self.status_message.clone(),
+            created_ms: self.created_ms,
+            updated_ms: self.updated_ms,
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: self.poll_interval_ms,
+            round: self.round,
+            questions: self.questions.clone(),
+            answers: self.answers.clone(),
+            resume: self.resume.clone(),
+            result: self.result.clone(),
+            error: self.error.clone(),
+            lease: self.lease.clone(),
+            version: self.version,
+        }
+    }
+
     /// The kept arguments, parsed (none kept: an empty object).
     pub(crate) fn kept_arguments(&self) -> Result<JsonObject, McpError> {
         match &self.arguments {

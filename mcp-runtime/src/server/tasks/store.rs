@@ -35,6 +35,24 @@ pub trait TaskStore: Send + Sync + 'static {
     /// (or the record is gone), and the caller reads it again.
     fn replace<'a>(&'a self, record: &'a TaskRecord)
     -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+
+    /// The record of `id` as `tasks/get` and listen streams show it:
+    /// without what only a later round needs (its kept
+    /// [`arguments`](TaskRecord::arguments) and [`meta`](TaskRecord::meta)).
+    /// By default [`load`](Self::load) with those cleared; a store may
+    /// skip copying them.
+    fn view<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            Ok(self.load(id).await?.map(|mut record| {
+                record.arguments = None;
+                record.meta = None;
+                record
+            }))
+        })
+    }
 }
 
 /// What a new record counts toward, until it expires.
@@ -253,6 +271,22 @@ impl TaskStore for InMemoryTaskStore {
         })
     }
 
+    fn view<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let mut records = self.lock();
+            match records.by_id.get(id) {
+                Some(entry) if entry.record.expires_ms() <= now_ms() => {
+                    records.forget(id);
+                    Ok(None)
+                }
+                found => Ok(found.map(|entry| entry.record.without_kept())),
+            }
+        })
+    }
+
     fn replace<'a>(
         &'a self,
         record: &'a TaskRecord,
@@ -324,6 +358,20 @@ mod tests {
         assert_eq!(block(store.replace(&stale)), Ok(false));
         let stored = block(store.load("a")).unwrap().unwrap();
         assert_eq!(stored.status, TaskStatus::InputRequired);
+    }
+
+    #[test]
+    fn a_view_leaves_the_kept_arguments_and_meta_behind() {
+        let store = InMemoryTaskStore::new();
+        let mut kept = record("a", "ada");
+        kept.arguments = Some("{}".to_owned());
+        kept.meta = Some("{}".to_owned());
+        block(store.create(&kept, &caller("ada", 10))).unwrap();
+        let view = block(store.view("a")).unwrap().unwrap();
+        assert_eq!((view.arguments.as_ref(), view.meta.as_ref()), (None, None));
+        assert_eq!(view, kept.without_kept());
+        assert_eq!(block(store.load("a")).unwrap(), Some(kept));
+        assert_eq!(block(store.view("b")), Ok(None));
     }
 
     #[test]
