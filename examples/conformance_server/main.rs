@@ -39,6 +39,14 @@
 //!   --task-lease-ms N           how long a task's round may go unconfirmed before the
 //!                               task is failed as abandoned (default 30000)
 //!   --task-ttl-ms N             how long a task's record is kept (default 3600000)
+//!   --task-caller-cap N         tasks one authenticated caller may hold, finished ones
+//!                               included until they expire (default 100)
+//!   --task-client-cap N         tasks one unauthenticated client (one IP address) may hold,
+//!                               finished ones included until they expire (default 20)
+//!   --task-anonymous-cap N      tasks all unauthenticated clients together may hold
+//!                               (default 5000)
+//!   --task-capacity N           records the in-memory task store holds (default 10000;
+//!                               not with --tasks-redis)
 //!
 //! PROTECTION (HTTP only; unprotected by default)
 //!   --protect ISSUER            require OAuth access tokens from the authorization server
@@ -68,7 +76,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_runtime::auth::{IntrospectionVerifier, JwtVerifier, ProtectedResource};
-use mcp_runtime::server::tasks::{RedisTaskStore, Tasks};
+use mcp_runtime::server::tasks::{InMemoryTaskStore, RedisTaskStore, Tasks};
 use mcp_runtime::server::{Bridge, OutcomeRecord, Server};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
@@ -84,6 +92,8 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      [--single-use] [--redis URL] [--max-outcome-bytes N] [--no-outcome-record] \
                      [--round-timeout-ms N] \
                      [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N] \
+                     [--task-caller-cap N] [--task-client-cap N] [--task-anonymous-cap N] \
+                     [--task-capacity N] \
                      [--protect ISSUER [--public-url URL] [--introspection-url URL] \
                      [--required-scope SCOPE]...]";
 
@@ -189,16 +199,37 @@ struct TaskOptions {
     redis: Option<String>,
     lease_ms: Option<u64>,
     ttl_ms: Option<u64>,
+    /// `--task-caller-cap`: tasks one authenticated caller holds.
+    caller_cap: Option<usize>,
+    /// `--task-client-cap`: tasks one unauthenticated client holds.
+    client_cap: Option<usize>,
+    /// `--task-anonymous-cap`: tasks unauthenticated clients hold together.
+    anonymous_cap: Option<usize>,
+    /// `--task-capacity`: records the in-memory store holds.
+    capacity: Option<usize>,
 }
 
 impl TaskOptions {
     fn tasks(&self) -> Result<Tasks, String> {
-        let mut tasks = match &self.redis {
-            Some(url) => {
+        let mut tasks = match (&self.redis, self.capacity) {
+            (Some(_), Some(_)) => {
+                return Err("--task-capacity is for the in-memory store, not --tasks-redis".into());
+            }
+            (Some(url), None) => {
                 Tasks::new(RedisTaskStore::new(url).map_err(|e| format!("--tasks-redis: {e}"))?)
             }
-            None => Tasks::default(),
+            (None, Some(capacity)) => Tasks::new(InMemoryTaskStore::with_capacity(capacity)),
+            (None, None) => Tasks::default(),
         };
+        if let Some(max) = self.caller_cap {
+            tasks = tasks.max_tasks_per_caller(max);
+        }
+        if let Some(max) = self.client_cap {
+            tasks = tasks.max_tasks_per_anonymous_client(max);
+        }
+        if let Some(max) = self.anonymous_cap {
+            tasks = tasks.max_anonymous_tasks(max);
+        }
         if let Some(ms) = self.lease_ms {
             tasks = tasks.lease(Duration::from_millis(ms));
         }
@@ -278,6 +309,10 @@ fn parse_args() -> Result<Options, String> {
             "--task-lease-ms" => tasks.lease_ms = Some(number(&arg, &mut args)?),
             "--task-ttl-ms" => tasks.ttl_ms = Some(number(&arg, &mut args)?),
             "--round-timeout-ms" => round_timeout = Some(millis(&arg, &mut args)?),
+            "--task-caller-cap" => tasks.caller_cap = Some(number(&arg, &mut args)?),
+            "--task-client-cap" => tasks.client_cap = Some(number(&arg, &mut args)?),
+            "--task-anonymous-cap" => tasks.anonymous_cap = Some(number(&arg, &mut args)?),
+            "--task-capacity" => tasks.capacity = Some(number(&arg, &mut args)?),
             "--redis" => {
                 let url = args.next().ok_or("--redis needs a URL")?;
                 single_use = SingleUse::Redis(url);

@@ -32,6 +32,8 @@ fn instance(redis: &Redis) -> Listening {
     command
         .args(["--listen", "127.0.0.1:0", "--tasks-redis", &redis.url()])
         .args(["--task-lease-ms", &LEASE_MS.to_string()])
+        // The soak's 200 tasks come from one address.
+        .args(["--task-client-cap", "1000"])
         .env("RUST_LOG", "warn,mcp_runtime::server::tasks=info");
     Listening::spawn(command)
 }

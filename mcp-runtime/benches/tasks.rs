@@ -45,7 +45,7 @@ async fn plain() -> &'static str {
     "plain"
 }
 
-/// A server whose tasks live `ttl`; the store bounded, no caller limit.
+/// A server whose tasks live `ttl`; the store bounded, no caller or client limit.
 fn server(ttl: Duration) -> Server {
     Server::builder("bench-tasks", "0")
         .handler::<job>()
@@ -54,7 +54,9 @@ fn server(ttl: Duration) -> Server {
         .tasks(
             Tasks::new(InMemoryTaskStore::with_capacity(200_000))
                 .ttl(ttl)
-                .max_live_per_caller(usize::MAX),
+                .max_tasks_per_caller(usize::MAX)
+                .max_tasks_per_anonymous_client(usize::MAX)
+                .max_anonymous_tasks(usize::MAX),
         )
         .build()
         .unwrap()

@@ -2,6 +2,7 @@
 //! the authenticated caller, the MCP headers. Transports fill it in; the
 //! server and the request-state binding read it.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use crate::auth::{Caller, ProtectedResource};
@@ -43,6 +44,10 @@ pub struct ReceiveContext {
     /// The protected resource the caller's token was checked against
     /// (`HttpTransport::protect`), for the scope challenges of handlers.
     pub protected: Option<Arc<ProtectedResource>>,
+    /// The IP address the request came from, over HTTP (the peer of the
+    /// connection: behind a proxy, the proxy's). What the task allowance of
+    /// an unauthenticated client is counted by; never who may read what.
+    pub peer_ip: Option<IpAddr>,
 }
 
 impl ReceiveContext {
@@ -53,6 +58,7 @@ impl ReceiveContext {
             caller: None,
             headers: None,
             protected: None,
+            peer_ip: None,
         }
     }
 

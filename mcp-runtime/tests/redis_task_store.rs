@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcp_runtime::schema::TaskStatus;
 use mcp_runtime::server::tasks::{
-    DEFAULT_TASK_KEY_PREFIX, KeptState, Lease, RedisTaskStore, TaskRecord, TaskStore,
+    Allowance, DEFAULT_TASK_KEY_PREFIX, KeptState, Lease, RedisTaskStore, TaskRecord, TaskStore,
     TaskStoreError,
 };
 use serde_json::json;
@@ -78,6 +78,20 @@ fn finished(record: &TaskRecord, status: TaskStatus) -> TaskRecord {
     next
 }
 
+/// Creates `record` under an allowance of `max` records keyed by its owner.
+async fn create(
+    store: &RedisTaskStore,
+    record: &TaskRecord,
+    max: usize,
+) -> Result<(), TaskStoreError> {
+    let allowance = Allowance {
+        key: record.owner.clone(),
+        max,
+        shared_max: None,
+    };
+    store.create(record, &allowance).await
+}
+
 fn store(redis: &Redis, prefix: &str) -> RedisTaskStore {
     RedisTaskStore::new(&redis.url())
         .unwrap()
@@ -94,14 +108,8 @@ async fn a_created_record_loads_back_exactly() {
         store.ping().await.unwrap();
         let mut created = record("3f2a", "ada");
         created.status_message = Some("half way, ünïcode".to_owned());
-        created.arguments = json!({"n": 3, "deep": {"list": [1, "two", null]}})
-            .as_object()
-            .unwrap()
-            .clone();
-        created.meta = json!({"protocolVersion": "2026-07-28"})
-            .as_object()
-            .unwrap()
-            .clone();
+        created.arguments = Some(r#"{"n":3,"deep":{"list":[1,"two",null]}}"#.to_owned());
+        created.meta = Some(r#"{"protocolVersion":"2026-07-28"}"#.to_owned());
         created.answers = json!({"name": "Ada"}).as_object().unwrap().clone();
         created.resume = Some(KeptState::Payload("eyJzdGVwIjoyfQ".to_owned()));
         created.lease = Some(Lease {
@@ -110,9 +118,14 @@ async fn a_created_record_loads_back_exactly() {
         });
         created.round = 2;
         created.version = 7;
-        store.create(&created, 10).await.unwrap();
+        create(&store, &created, 10).await.unwrap();
         assert_eq!(store.load("3f2a").await, Ok(Some(created.clone())));
         assert_eq!(store.load("nope").await, Ok(None));
+        // A view leaves the kept arguments and _meta behind.
+        let mut shown = created.clone();
+        shown.arguments = None;
+        shown.meta = None;
+        assert_eq!(store.view("3f2a").await, Ok(Some(shown)));
 
         // The hash holds the version and the JSON, and Redis forgets it at
         // the record's expiry.
@@ -132,7 +145,7 @@ async fn a_created_record_loads_back_exactly() {
 
         // The id is taken.
         assert_eq!(
-            store.create(&created, 10).await,
+            create(&store, &created, 10).await,
             Err(TaskStoreError::Unavailable(
                 "a task with this id exists".to_owned()
             ))
@@ -160,7 +173,7 @@ async fn replace_is_compare_and_swap() {
         let redis = Redis::start();
         let store = store(&redis, "cas:");
         let first = record("a", "ada");
-        store.create(&first, 10).await.unwrap();
+        create(&store, &first, 10).await.unwrap();
 
         let mut next = first.clone();
         next.version = 2;
@@ -200,50 +213,60 @@ async fn replace_is_compare_and_swap() {
 }
 
 #[tokio::test]
-async fn an_owner_holds_at_most_max_live_unfinished_tasks() {
+async fn finished_tasks_count_toward_the_allowance_until_they_expire() {
     bounded(async {
         let redis = Redis::start();
         let store = store(&redis, "cap:");
         let a = record("a", "ada");
-        store.create(&a, 2).await.unwrap();
-        store.create(&record("b", "ada"), 2).await.unwrap();
+        create(&store, &a, 2).await.unwrap();
+        // A record born finished counts as well.
+        let born_done = finished(&record("z", "ada"), TaskStatus::Completed);
+        create(&store, &born_done, 2).await.unwrap();
         assert_eq!(
-            store.create(&record("c", "ada"), 2).await,
-            Err(TaskStoreError::Full(
-                "the caller already has 2 unfinished tasks".to_owned()
-            ))
+            create(&store, &record("c", "ada"), 2).await,
+            Err(TaskStoreError::OverAllowance(2))
         );
         assert_eq!(store.load("c").await, Ok(None));
-        // A record born finished holds no unfinished task: the cap lets it in.
-        let born_done = finished(&record("z", "ada"), TaskStatus::Completed);
-        store.create(&born_done, 2).await.unwrap();
         // Someone else is not limited by ada's tasks.
-        store.create(&record("d", "bob"), 2).await.unwrap();
-        store.create(&record("e", "bob"), 2).await.unwrap();
-        // A task moving to input_required is still unfinished.
-        let mut asking = store.load("b").await.unwrap().unwrap();
-        asking.version += 1;
-        asking.status = TaskStatus::InputRequired;
-        assert_eq!(store.replace(&asking).await, Ok(true));
-        assert!(matches!(
-            store.create(&record("c", "ada"), 2).await,
-            Err(TaskStoreError::Full(_))
-        ));
-        // A finished task no longer counts.
-        let done = finished(&a, TaskStatus::Completed);
-        assert_eq!(store.replace(&done).await, Ok(true));
-        store.create(&record("c", "ada"), 2).await.unwrap();
-        assert!(matches!(
-            store.create(&record("f", "ada"), 2).await,
-            Err(TaskStoreError::Full(_))
-        ));
-        // Neither does a failed or cancelled one.
-        let c = store.load("c").await.unwrap().unwrap();
+        create(&store, &record("d", "bob"), 2).await.unwrap();
+        // Finishing, failing or cancelling one frees nothing.
         assert_eq!(
-            store.replace(&finished(&c, TaskStatus::Cancelled)).await,
+            store.replace(&finished(&a, TaskStatus::Completed)).await,
             Ok(true)
         );
-        store.create(&record("f", "ada"), 2).await.unwrap();
+        assert_eq!(
+            create(&store, &record("c", "ada"), 2).await,
+            Err(TaskStoreError::OverAllowance(2))
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn unauthenticated_clients_share_a_bound() {
+    bounded(async {
+        let redis = Redis::start();
+        let store = store(&redis, "anon:");
+        let client = |key: &str| Allowance {
+            key: key.to_owned(),
+            max: 1,
+            shared_max: Some(2),
+        };
+        let one = client("ip:10.0.0.1");
+        store.create(&record("a", ""), &one).await.unwrap();
+        assert_eq!(
+            store.create(&record("b", ""), &one).await,
+            Err(TaskStoreError::OverAllowance(1))
+        );
+        let two = client("ip:10.0.0.2");
+        store.create(&record("c", ""), &two).await.unwrap();
+        assert_eq!(
+            store.create(&record("d", ""), &client("ip:10.0.0.3")).await,
+            Err(TaskStoreError::OverShared(2))
+        );
+        assert!(exists(&redis, "anon:anonymous"));
+        // An authenticated caller is not held by the shared bound.
+        create(&store, &record("e", "ada"), 1).await.unwrap();
     })
     .await;
 }
@@ -255,16 +278,16 @@ async fn an_expired_record_is_gone_and_frees_its_place() {
         let store = store(&redis, "ttl:");
         let mut short = record("short", "eve");
         short.ttl_ms = 300;
-        store.create(&short, 1).await.unwrap();
+        create(&store, &short, 1).await.unwrap();
         let created = Instant::now();
         assert_eq!(store.load("short").await, Ok(Some(short.clone())));
         // While it lives, it takes eve's only place.
         assert!(matches!(
-            store.create(&record("next", "eve"), 1).await,
-            Err(TaskStoreError::Full(_))
+            create(&store, &record("next", "eve"), 1).await,
+            Err(TaskStoreError::OverAllowance(_))
         ));
-        let live_key = format!("ttl:live:{}", "657665"); // "eve" in hex
-        assert!(exists(&redis, &live_key));
+        let held_key = format!("ttl:held:{}", "657665"); // "eve" in hex
+        assert!(exists(&redis, &held_key));
 
         let deadline = created + Duration::from_secs(3);
         while store.load("short").await.unwrap().is_some() {
@@ -276,45 +299,45 @@ async fn an_expired_record_is_gone_and_frees_its_place() {
             gone_after < Duration::from_millis(1500),
             "gone after {gone_after:?}"
         );
-        // Redis itself forgot the record, and eve's live set with it.
-        while exists(&redis, "ttl:task:short") || exists(&redis, &live_key) {
+        // Redis itself forgot the record, and eve's held set with it.
+        while exists(&redis, "ttl:task:short") || exists(&redis, &held_key) {
             assert!(Instant::now() < deadline, "Redis kept the expired keys");
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        store.create(&record("next", "eve"), 1).await.unwrap();
+        create(&store, &record("next", "eve"), 1).await.unwrap();
         assert!(store.load("next").await.unwrap().is_some());
     })
     .await;
 }
 
 #[tokio::test]
-async fn an_expired_entry_in_a_live_set_never_blocks() {
+async fn an_expired_entry_in_a_held_set_never_blocks() {
     bounded(async {
         let redis = Redis::start();
         let store = store(&redis, "sweep:");
         let mut short = record("short", "eve");
         short.ttl_ms = 200;
-        store.create(&short, 2).await.unwrap();
+        create(&store, &short, 2).await.unwrap();
         let mut long = record("long", "eve");
         long.ttl_ms = 60_000;
-        store.create(&long, 2).await.unwrap();
-        // The live set lives as long as its longest-lived member.
-        let live_key = format!("sweep:live:{}", "657665");
+        create(&store, &long, 2).await.unwrap();
+        // The held set lives as long as its longest-lived member.
+        let held_key = format!("sweep:held:{}", "657665");
         let expire_at: i64 = redis::cmd("PEXPIRETIME")
-            .arg(&live_key)
+            .arg(&held_key)
             .query(&mut raw(&redis))
             .unwrap();
         assert_eq!(u64::try_from(expire_at).unwrap(), long.expires_ms());
         assert!(matches!(
-            store.create(&record("third", "eve"), 2).await,
-            Err(TaskStoreError::Full(_))
+            create(&store, &record("third", "eve"), 2).await,
+            Err(TaskStoreError::OverAllowance(_))
         ));
         // Once the short one expires, its entry is swept at the next create.
         let deadline = Instant::now() + Duration::from_secs(3);
         loop {
-            match store.create(&record("third", "eve"), 2).await {
+            match create(&store, &record("third", "eve"), 2).await {
                 Ok(()) => break,
-                Err(TaskStoreError::Full(_)) => {
+                Err(TaskStoreError::OverAllowance(_)) => {
                     assert!(Instant::now() < deadline, "the expired entry still counts");
                     tokio::time::sleep(Duration::from_millis(25)).await;
                 }
@@ -334,18 +357,18 @@ async fn two_instances_share_records_and_one_of_racing_changes_wins() {
         let a = store(&redis, "fleet:");
         let b = store(&redis, "fleet:");
         let first = record("shared", "ada");
-        a.create(&first, 10).await.unwrap();
+        create(&a, &first, 10).await.unwrap();
         assert_eq!(b.load("shared").await, Ok(Some(first.clone())));
         let mut second = first.clone();
         second.version = 2;
         second.status = TaskStatus::InputRequired;
         assert_eq!(b.replace(&second).await, Ok(true));
         assert_eq!(a.load("shared").await, Ok(Some(second.clone())));
-        // The bound on ada's unfinished tasks holds across the fleet.
-        b.create(&record("other", "ada"), 2).await.unwrap();
+        // The bound on ada's tasks holds across the fleet.
+        create(&b, &record("other", "ada"), 2).await.unwrap();
         assert!(matches!(
-            a.create(&record("third", "ada"), 2).await,
-            Err(TaskStoreError::Full(_))
+            create(&a, &record("third", "ada"), 2).await,
+            Err(TaskStoreError::OverAllowance(_))
         ));
 
         // 20 changes from version 2, half through each instance.
@@ -386,7 +409,7 @@ async fn with_redis_stopped_calls_fail_quickly_and_recover() {
             .unwrap()
             .key_prefix("down:");
         let kept = record("kept", "ada");
-        store.create(&kept, 10).await.unwrap();
+        create(&store, &kept, 10).await.unwrap();
         assert!(store.load("kept").await.unwrap().is_some());
 
         // Hung: every call gives up at the timeout.
@@ -424,7 +447,7 @@ async fn with_redis_stopped_calls_fail_quickly_and_recover() {
         );
         let asked = Instant::now();
         assert!(matches!(
-            store.create(&record("new", "ada"), 10).await,
+            create(&store, &record("new", "ada"), 10).await,
             Err(TaskStoreError::Unavailable(_))
         ));
         assert!(matches!(
@@ -446,7 +469,7 @@ async fn with_redis_stopped_calls_fail_quickly_and_recover() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert_eq!(store.load("kept").await, Ok(None));
-        store.create(&kept, 10).await.unwrap();
+        create(&store, &kept, 10).await.unwrap();
         assert_eq!(
             store.replace(&finished(&kept, TaskStatus::Completed)).await,
             Ok(true)
@@ -475,44 +498,32 @@ async fn owners_with_odd_names_are_kept_apart() {
         let redis = Redis::start();
         let store = store(&redis, "odd:");
         let owners = ["", "a:b", "live:x", "a", "61", "Ünï😀", "a b\n*"];
-        // One place each: any two owners sharing a live set would refuse.
+        // One place each: any two owners sharing a held set would refuse.
         for (n, owner) in owners.iter().enumerate() {
-            store
-                .create(&record(&format!("t{n}"), owner), 1)
+            create(&store, &record(&format!("t{n}"), owner), 1)
                 .await
                 .unwrap_or_else(|e| panic!("owner {owner:?}: {e}"));
         }
         for (n, owner) in owners.iter().enumerate() {
             assert!(
                 matches!(
-                    store.create(&record(&format!("u{n}"), owner), 1).await,
-                    Err(TaskStoreError::Full(_))
+                    create(&store, &record(&format!("u{n}"), owner), 1).await,
+                    Err(TaskStoreError::OverAllowance(_))
                 ),
                 "owner {owner:?} holds one"
             );
             let loaded = store.load(&format!("t{n}")).await.unwrap().unwrap();
             assert_eq!(loaded.owner, *owner);
         }
-        // Finishing one owner's task frees that owner only.
-        let t2 = store.load("t2").await.unwrap().unwrap();
-        assert_eq!(
-            store.replace(&finished(&t2, TaskStatus::Failed)).await,
-            Ok(true)
-        );
-        store.create(&record("u2", "live:x"), 1).await.unwrap();
-        assert!(matches!(
-            store.create(&record("v1", "a:b"), 1).await,
-            Err(TaskStoreError::Full(_))
-        ));
         // The owners' names never appear in a key.
         let keys: Vec<String> = redis::cmd("KEYS")
-            .arg("odd:live:*")
+            .arg("odd:held:*")
             .query(&mut raw(&redis))
             .unwrap();
-        assert!(keys.contains(&"odd:live:".to_owned()), "{keys:?}");
-        assert!(keys.contains(&"odd:live:613a62".to_owned()), "{keys:?}");
+        assert!(keys.contains(&"odd:held:".to_owned()), "{keys:?}");
+        assert!(keys.contains(&"odd:held:613a62".to_owned()), "{keys:?}");
         assert!(
-            keys.iter().all(|k| k["odd:live:".len()..]
+            keys.iter().all(|k| k["odd:held:".len()..]
                 .bytes()
                 .all(|b| b.is_ascii_hexdigit())),
             "{keys:?}"

@@ -412,9 +412,9 @@ async fn tasks_belong_to_their_caller() {
 }
 
 #[tokio::test]
-async fn a_caller_holds_a_bounded_number_of_unfinished_tasks() {
+async fn a_client_holds_a_bounded_number_of_tasks_finished_ones_included() {
     let server = builder()
-        .tasks(Tasks::default().max_live_per_caller(2))
+        .tasks(Tasks::default().max_tasks_per_anonymous_client(2))
         .build()
         .unwrap();
     let running = serve(server).await;
@@ -429,9 +429,32 @@ async fn a_caller_holds_a_bounded_number_of_unfinished_tasks() {
             .starts_with("Server busy: no task was created"),
         "{refused:#}"
     );
-    // A finished task no longer counts.
+    assert_eq!(
+        refused["error"]["data"],
+        json!({"limit": "max_tasks_per_anonymous_client", "max": 2})
+    );
+    // A finished task still counts, until it expires.
     rpc(&running.url, "tasks/cancel", json!({"taskId": first})).await;
-    created_id(&call(&running.url, "order", json!({})).await);
+    let still = call(&running.url, "order", json!({})).await;
+    assert_eq!(still["error"]["code"], -32603, "{still:#}");
+}
+
+#[tokio::test]
+async fn a_task_call_with_arguments_past_the_kept_bound_is_refused_before_it_runs() {
+    let server = builder()
+        .tasks(Tasks::default().max_kept_arguments_bytes(64))
+        .build()
+        .unwrap();
+    let running = serve(server).await;
+    let refused = call(&running.url, "order", json!({"note": "x".repeat(100)})).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused:#}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Tasks::max_kept_arguments_bytes") && message.contains("64"),
+        "{message}"
+    );
+    // Within the bound, the same call makes its task.
+    created_id(&call(&running.url, "order", json!({"note": "x"})).await);
 }
 
 #[tokio::test]

@@ -49,10 +49,6 @@ pub(crate) async fn call_tool(
     let support = handler.task_support();
     if support != TaskSupport::Forbidden {
         if tasks::declares_tasks(&data.meta().client_capabilities) && !data.is_legacy() {
-            let meta = match params.get("_meta") {
-                Some(Value::Object(meta)) => meta.clone(),
-                _ => JsonObject::new(),
-            };
             // A task keeps its arguments as an object.
             let arguments = arguments.to_object()?;
             let binding = BindingRequest {
@@ -65,7 +61,6 @@ pub(crate) async fn call_tool(
                 arguments: arguments.clone(),
                 handler: Arc::clone(handler),
                 support,
-                meta,
             };
             return tasks::call_tool(core, engine, call, binding, data).await;
         }

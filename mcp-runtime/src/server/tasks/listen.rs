@@ -45,7 +45,7 @@ pub(crate) async fn watch(
         if tasks.iter().any(|(known, _)| known == id) {
             continue;
         }
-        match engine.settings.store.load(id).await {
+        match engine.settings.store.view(id).await {
             Ok(Some(record)) if record.owner == data.receive().subject() => {
                 tasks.push((id.clone(), None));
             }
@@ -85,7 +85,7 @@ impl Watched {
         let mut changed = Vec::new();
         let mut kept = Vec::with_capacity(self.tasks.len());
         for (id, seen) in std::mem::take(&mut self.tasks) {
-            let record = match store.load(&id).await {
+            let record = match store.view(&id).await {
                 Ok(Some(record)) => record,
                 Ok(None) => continue,
                 Err(error) => {

@@ -19,8 +19,8 @@ use super::record::{Lease, TaskRecord, handler_key, now_ms};
 use super::run::{self, change, unavailable};
 use super::start::busy;
 use crate::schema::{
-    ClientCapabilities, ErrorObject, JsonObject, McpError, RequestMeta, TASKS_EXTENSION,
-    TaskIdParams, TaskStatus, UpdateTaskParams, codes,
+    ClientCapabilities, ErrorObject, JsonObject, McpError, TASKS_EXTENSION, TaskIdParams,
+    TaskStatus, UpdateTaskParams, codes,
 };
 use crate::server::gate::Kept;
 use crate::server::handler::{Ctx, RequestData, RoundAnswers, TaskLink};
@@ -149,7 +149,7 @@ fn parse<T: DeserializeOwned>(mut params: JsonObject) -> Result<T, McpError> {
 /// The caller's task `id`, its abandonment settled.
 async fn find(engine: &TaskEngine, id: &str, data: &RequestData) -> Result<TaskRecord, McpError> {
     let store = engine.settings.store.as_ref();
-    let record = store.load(id).await.map_err(unavailable)?;
+    let record = store.view(id).await.map_err(unavailable)?;
     let Some(record) = record.filter(|r| r.owner == data.receive().subject()) else {
         return Err(McpError::invalid_params(format!("Unknown task: {id}")));
     };
@@ -243,8 +243,8 @@ async fn start_round(
         .get(&record.tool)
         .map(|(_, h)| Arc::clone(h));
     match (prepared, handler) {
-        (Ok(data), Some(handler)) => {
-            let handle = run::spawn(handler, record.arguments, Ctx::from_data(data));
+        (Ok((data, arguments)), Some(handler)) => {
+            let handle = run::spawn(handler, arguments, Ctx::from_data(data));
             run::supervise(Arc::clone(engine), id, round, handle, cancel);
         }
         (Err(error), _) => {
@@ -265,15 +265,15 @@ async fn start_round(
 /// The data a round of `record` runs with: the creating request's `_meta`,
 /// the round's answers, the kept state (a token verified again, like any
 /// echoed state; a payload as it was kept), and the `tasks/update`
-/// request's caller and transport.
+/// request's caller and transport; and the arguments it runs with.
 async fn round_data(
     core: &Core,
     record: &TaskRecord,
     update: RequestData,
     cancelled: watch::Receiver<bool>,
-) -> Result<RequestData, McpError> {
-    let meta = RequestMeta::from_json(&record.meta)
-        .map_err(|e| McpError::internal(format!("a task's kept _meta does not parse: {e}")))?;
+) -> Result<(RequestData, JsonObject), McpError> {
+    let meta = record.kept_meta()?;
+    let arguments = record.kept_arguments()?;
     let task = TaskLink {
         id: record.id.clone(),
         cancelled,
@@ -287,11 +287,11 @@ async fn round_data(
     let binding = BindingRequest {
         method: crate::schema::request_methods::TOOLS_CALL,
         target: &record.tool,
-        arguments: &record.arguments,
+        arguments: &arguments,
     };
     let verified = core.gate.open_kept(binding, data.receive(), kept).await?;
     data.pass(verified);
-    Ok(data)
+    Ok((data, arguments))
 }
 
 /// The empty answer of `tasks/update` and `tasks/cancel`.
@@ -307,7 +307,7 @@ mod tests {
 
     fn waiting(questions: &[&str]) -> TaskRecord {
         let mut record: TaskRecord = serde_json::from_value(json!({
-            "id": "t", "owner": "", "tool": "x", "arguments": {}, "meta": {},
+            "id": "t", "owner": "", "tool": "x", "arguments": {}, "meta": {"k": [1, 2]},
             "status": "input_required", "created_ms": 0, "updated_ms": 0,
             "ttl_ms": 1000, "poll_interval_ms": 100, "round": 2, "version": 1
         }))

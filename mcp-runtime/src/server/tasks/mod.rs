@@ -18,6 +18,7 @@
 //! other), `handler` and `gate` (a kept state opened through it); the
 //! `methods` and `dispatch` rooms call it.
 
+mod allowance;
 mod listen;
 mod methods;
 mod record;
@@ -34,7 +35,7 @@ pub use record::{KeptState, Lease, TaskRecord};
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore};
 pub(crate) use start::{TaskCall, call_tool};
-pub use store::{DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskStore, TaskStoreError};
+pub use store::{Allowance, DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskStore, TaskStoreError};
 
 /// The notification a task's change goes out as on a listen stream.
 pub(crate) const NOTIFICATION: &str = crate::schema::task_methods::NOTIFICATION;
@@ -62,9 +63,28 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 /// is dropped.
 #[doc(hidden)]
 pub const DEFAULT_CANCEL_GRACE: Duration = Duration::from_secs(5);
-/// The default bound on the unfinished tasks one caller holds.
+/// The default bound on the tasks one authenticated caller holds,
+/// finished ones included, until they expire.
 #[doc(hidden)]
-pub const DEFAULT_MAX_LIVE_PER_CALLER: usize = 100;
+pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 100;
+/// The former name of [`DEFAULT_MAX_TASKS_PER_CALLER`].
+#[doc(hidden)]
+#[deprecated(note = "finished tasks count too: use DEFAULT_MAX_TASKS_PER_CALLER")]
+pub const DEFAULT_MAX_LIVE_PER_CALLER: usize = DEFAULT_MAX_TASKS_PER_CALLER;
+/// The default bound on the tasks one unauthenticated client holds,
+/// finished ones included, until they expire.
+#[doc(hidden)]
+pub const DEFAULT_MAX_TASKS_PER_ANONYMOUS_CLIENT: usize = 20;
+/// The default bound on the tasks all unauthenticated clients together
+/// hold: half of an [`InMemoryTaskStore`]'s default capacity.
+#[doc(hidden)]
+pub const DEFAULT_MAX_ANONYMOUS_TASKS: usize = DEFAULT_TASK_CAPACITY / 2;
+/// The default bound on the arguments a task keeps, as compact JSON.
+#[doc(hidden)]
+pub const DEFAULT_MAX_KEPT_ARGUMENTS_BYTES: usize = 64 * 1024;
+/// The default bound on the `_meta` entries a task keeps, as compact JSON.
+#[doc(hidden)]
+pub const DEFAULT_MAX_KEPT_META_BYTES: usize = 16 * 1024;
 /// The default bound on the rounds one instance runs at once.
 #[doc(hidden)]
 pub const DEFAULT_MAX_RUNNING: usize = 1024;
@@ -80,7 +100,8 @@ pub const DEFAULT_MAX_RUNNING: usize = 1024;
 ///
 /// let tasks = Tasks::new(InMemoryTaskStore::new())
 ///     .ttl(Duration::from_secs(600))
-///     .max_live_per_caller(20);
+///     .max_tasks_per_caller(20)
+///     .max_tasks_per_anonymous_client(5);
 /// # let _ = tasks;
 /// ```
 #[derive(Clone)]
@@ -91,7 +112,11 @@ pub struct Tasks {
     pub(crate) creation_window: Duration,
     pub(crate) lease: Duration,
     pub(crate) cancel_grace: Duration,
-    pub(crate) max_live_per_caller: usize,
+    pub(crate) max_tasks_per_caller: usize,
+    pub(crate) max_tasks_per_anonymous_client: usize,
+    pub(crate) max_anonymous_tasks: usize,
+    pub(crate) max_kept_arguments_bytes: usize,
+    pub(crate) max_kept_meta_bytes: usize,
     pub(crate) max_running: usize,
 }
 
@@ -109,7 +134,14 @@ impl std::fmt::Debug for Tasks {
             .field("creation_window", &self.creation_window)
             .field("lease", &self.lease)
             .field("cancel_grace", &self.cancel_grace)
-            .field("max_live_per_caller", &self.max_live_per_caller)
+            .field("max_tasks_per_caller", &self.max_tasks_per_caller)
+            .field(
+                "max_tasks_per_anonymous_client",
+                &self.max_tasks_per_anonymous_client,
+            )
+            .field("max_anonymous_tasks", &self.max_anonymous_tasks)
+            .field("max_kept_arguments_bytes", &self.max_kept_arguments_bytes)
+            .field("max_kept_meta_bytes", &self.max_kept_meta_bytes)
             .field("max_running", &self.max_running)
             .finish_non_exhaustive()
     }
@@ -125,7 +157,11 @@ impl Tasks {
             creation_window: DEFAULT_CREATION_WINDOW,
             lease: DEFAULT_LEASE,
             cancel_grace: DEFAULT_CANCEL_GRACE,
-            max_live_per_caller: DEFAULT_MAX_LIVE_PER_CALLER,
+            max_tasks_per_caller: DEFAULT_MAX_TASKS_PER_CALLER,
+            max_tasks_per_anonymous_client: DEFAULT_MAX_TASKS_PER_ANONYMOUS_CLIENT,
+            max_anonymous_tasks: DEFAULT_MAX_ANONYMOUS_TASKS,
+            max_kept_arguments_bytes: DEFAULT_MAX_KEPT_ARGUMENTS_BYTES,
+            max_kept_meta_bytes: DEFAULT_MAX_KEPT_META_BYTES,
             max_running: DEFAULT_MAX_RUNNING,
         }
     }
@@ -166,10 +202,63 @@ impl Tasks {
         self
     }
 
-    /// The most unfinished tasks one caller may hold
-    /// (100 by default).
-    pub fn max_live_per_caller(mut self, max: usize) -> Self {
-        self.max_live_per_caller = max.max(1);
+    /// The most tasks one authenticated caller (one subject) may hold
+    /// (100 by default). Finished tasks count until their record expires
+    /// (see [`ttl`](Self::ttl)), so this also bounds how many tasks a
+    /// caller creates per `ttl`. A caller at the cap is refused with an
+    /// error naming it. Keep it well under the store's capacity, so that no
+    /// caller can take the store.
+    pub fn max_tasks_per_caller(mut self, max: usize) -> Self {
+        self.max_tasks_per_caller = max.max(1);
+        self
+    }
+
+    /// The former name of [`max_tasks_per_caller`](Self::max_tasks_per_caller),
+    /// which finished tasks now count toward too.
+    #[deprecated(note = "finished tasks count too: use max_tasks_per_caller")]
+    pub fn max_live_per_caller(self, max: usize) -> Self {
+        self.max_tasks_per_caller(max)
+    }
+
+    /// The most tasks one unauthenticated client may hold (20 by default),
+    /// finished ones included until they expire. Without authentication a
+    /// client is known by where its requests come from: over HTTP by its
+    /// IP address (an IPv6 address by its /64 network), so that clients
+    /// behind one proxy or NAT share one allowance; over stdio the process
+    /// has one client. Who may read a task does not change: any
+    /// unauthenticated client that knows a task's id, whatever its address.
+    pub fn max_tasks_per_anonymous_client(mut self, max: usize) -> Self {
+        self.max_tasks_per_anonymous_client = max.max(1);
+        self
+    }
+
+    /// The most tasks all unauthenticated clients together may hold
+    /// (5,000 by default, half of an [`InMemoryTaskStore`]'s default
+    /// capacity), so that authenticated callers always find room. Keep it
+    /// under the store's capacity.
+    pub fn max_anonymous_tasks(mut self, max: usize) -> Self {
+        self.max_anonymous_tasks = max.max(1);
+        self
+    }
+
+    /// The largest arguments a task call may have, as compact JSON
+    /// (64 KiB by default). A task keeps its arguments until it finishes,
+    /// for the rounds after its questions are answered; a call to a tool
+    /// that may run as a task, from a request that declares the extension,
+    /// with larger arguments is refused (`-32602`) before the handler runs.
+    pub fn max_kept_arguments_bytes(mut self, max: usize) -> Self {
+        self.max_kept_arguments_bytes = max;
+        self
+    }
+
+    /// The largest `_meta` a task keeps, as compact JSON (16 KiB by
+    /// default). A task keeps, until it finishes, only the entries its
+    /// later rounds run under: the protocol version, the client
+    /// capabilities and the client info; other entries are not kept and do
+    /// not count. A task call whose kept entries are larger is refused
+    /// (`-32602`) before the handler runs.
+    pub fn max_kept_meta_bytes(mut self, max: usize) -> Self {
+        self.max_kept_meta_bytes = max;
         self
     }
 

@@ -1,5 +1,12 @@
 //! What the server keeps of one task, between the rounds of its handler and
 //! across the instances of a fleet: a plain serde record, stored whole.
+//!
+//! Of the creating request, a record keeps only what a later round needs:
+//! the caller (its owner), the tool, the arguments and the `_meta` entries
+//! a round runs under (protocol version, client capabilities, client
+//! info), each as compact JSON text within a bound (see
+//! [`Tasks::max_kept_arguments_bytes`](super::Tasks::max_kept_arguments_bytes)),
+//! and only until the task finishes.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -7,7 +14,9 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::schema::{ErrorObject, InputRequests, JsonObject, McpError, Task, TaskStatus};
+use crate::schema::{
+    ErrorObject, InputRequests, JsonObject, McpError, RequestMeta, Task, TaskStatus,
+};
 
 /// One task as the store keeps it. Every change replaces the record whole,
 /// and only if its [`version`](Self::version) is the one read (see
@@ -21,11 +30,17 @@ pub struct TaskRecord {
     pub owner: String,
     /// The tool it runs.
     pub tool: String,
-    /// The tool's arguments.
-    pub arguments: JsonObject,
-    /// The creating request's `_meta` (protocol version, client
-    /// capabilities), which every later round runs under.
-    pub meta: JsonObject,
+    /// The tool's arguments, as compact JSON text (stored as the JSON
+    /// object itself), which a later round runs with; `None` once the task
+    /// has finished.
+    #[serde(default, with = "kept_json", skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
+    /// What a later round runs under of the creating request's `_meta`
+    /// (protocol version, client capabilities, client info), as compact
+    /// JSON text (stored as the JSON object itself); `None` once the task
+    /// has finished. Other entries of the request's `_meta` are not kept.
+    #[serde(default, with = "kept_json", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<String>,
     /// Where the task is.
     pub status: TaskStatus,
     /// A word on the status, for people.
@@ -116,8 +131,8 @@ impl TaskRecord {
             id: id.into(),
             owner: owner.into(),
             tool: tool.into(),
-            arguments: JsonObject::new(),
-            meta: JsonObject::new(),
+            arguments: None,
+            meta: None,
             status: TaskStatus::Working,
             status_message: None,
             created_ms: now,
@@ -147,9 +162,12 @@ impl TaskRecord {
     }
 
     /// Moves to a terminal status with its result or error; the questions,
-    /// answers, state and lease go.
+    /// answers, state and lease go, and so do the arguments and `_meta`
+    /// kept for later rounds.
     pub(crate) fn finish(&mut self, status: TaskStatus, now_ms: u64) {
         self.status = status;
+        self.arguments = None;
+        self.meta = None;
         self.questions = None;
         self.answers = JsonObject::new();
         self.resume = None;
@@ -164,6 +182,54 @@ impl TaskRecord {
         self.error = Some(object);
         self.result = None;
         self.finish(TaskStatus::Failed, now_ms);
+    }
+
+    /// A copy without the kept arguments and `_meta`, which are not copied.
+    pub(crate) fn without_kept(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            owner: self.owner.clone(),
+            tool: self.tool.clone(),
+            arguments: None,
+            meta: None,
+            status: self.status,
+            status_message: self.status_message.clone(),
+            created_ms: self.created_ms,
+            updated_ms: self.updated_ms,
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: self.poll_interval_ms,
+            round: self.round,
+            questions: self.questions.clone(),
+            answers: self.answers.clone(),
+            resume: self.resume.clone(),
+            result: self.result.clone(),
+            error: self.error.clone(),
+            lease: self.lease.clone(),
+            version: self.version,
+        }
+    }
+
+    /// The kept arguments, parsed (none kept: an empty object).
+    pub(crate) fn kept_arguments(&self) -> Result<JsonObject, McpError> {
+        match &self.arguments {
+            Some(text) => serde_json::from_str(text).map_err(|e| {
+                McpError::internal(format!("a task's kept arguments do not parse: {e}"))
+            }),
+            None => Ok(JsonObject::new()),
+        }
+    }
+
+    /// The kept `_meta`, parsed (none kept: an empty object, which does not
+    /// make a valid `_meta`).
+    pub(crate) fn kept_meta(&self) -> Result<RequestMeta, McpError> {
+        let object: JsonObject = match &self.meta {
+            Some(text) => serde_json::from_str(text).map_err(|e| {
+                McpError::internal(format!("a task's kept _meta does not parse: {e}"))
+            })?,
+            None => JsonObject::new(),
+        };
+        RequestMeta::from_json(&object)
+            .map_err(|e| McpError::internal(format!("a task's kept _meta is invalid: {e}")))
     }
 
     /// The task as `tasks/get` shows it.
@@ -200,6 +266,43 @@ impl TaskRecord {
             error: None,
             ..self.to_task()
         }
+    }
+}
+
+/// What a request's `_meta` leaves in a task's record: the entries a later
+/// round runs under (no progress token: a task sends no progress), as
+/// compact JSON text.
+pub(crate) fn kept_meta_text(meta: &RequestMeta) -> Result<String, McpError> {
+    let mut kept = meta.clone();
+    kept.progress_token = None;
+    serde_json::to_string(&kept.to_json())
+        .map_err(|e| McpError::internal(format!("could not serialise a task's _meta: {e}")))
+}
+
+/// Kept JSON text, stored as the JSON it is (so that a record reads the
+/// same as one that kept the value itself), read back as compact text.
+mod kept_json {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::value::RawValue;
+
+    pub(super) fn serialize<S: Serializer>(
+        text: &Option<String>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match text {
+            Some(text) => {
+                let raw = RawValue::from_string(text.clone()).map_err(serde::ser::Error::custom)?;
+                raw.serialize(serializer)
+            }
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<String>, D::Error> {
+        let raw = Option::<Box<RawValue>>::deserialize(deserializer)?;
+        Ok(raw.map(|raw| String::from(Box::<str>::from(raw))))
     }
 }
 
@@ -277,6 +380,52 @@ mod tests {
         assert_eq!(handler_key("confirm~3", 3), "confirm");
         assert_eq!(handler_key("confirm", 1), "confirm");
         assert_eq!(handler_key("a~2", 3), "a~2");
+    }
+
+    #[test]
+    fn kept_json_is_stored_as_json_and_dropped_when_finished() {
+        let mut record = TaskRecord::new("t", "ada", "x", 60_000);
+        record.arguments = Some(r#"{"n":[1,2]}"#.to_owned());
+        let stored = serde_json::to_value(&record).unwrap_or_default();
+        assert_eq!(stored["arguments"], serde_json::json!({"n": [1, 2]}));
+        assert!(stored.get("meta").is_none());
+        let back: TaskRecord = serde_json::from_value(stored).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, record);
+        assert_eq!(
+            record
+                .kept_arguments()
+                .ok()
+                .and_then(|a| a.get("n").cloned()),
+            Some(serde_json::json!([1, 2]))
+        );
+        record.finish(TaskStatus::Completed, 1);
+        assert_eq!((record.arguments, record.meta), (None, None));
+    }
+
+    #[test]
+    fn a_kept_meta_holds_what_a_round_runs_under_and_nothing_else() {
+        let mut object = JsonObject::new();
+        object.insert(
+            "io.modelcontextprotocol/protocolVersion".into(),
+            "2026-07-28".into(),
+        );
+        object.insert(
+            "io.modelcontextprotocol/clientCapabilities".into(),
+            serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+        );
+        object.insert("progressToken".into(), "p".into());
+        object.insert("x-padding".into(), serde_json::json!([0, 0, 0]));
+        let meta = RequestMeta::from_json(&object).unwrap_or_else(|e| panic!("{e}"));
+        let text = kept_meta_text(&meta).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !text.contains("x-padding") && !text.contains("progressToken"),
+            "{text}"
+        );
+        let mut record = TaskRecord::new("t", "ada", "x", 60_000);
+        record.meta = Some(text);
+        let kept = record.kept_meta().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(kept.protocol_version, "2026-07-28");
+        assert!(kept.client_capabilities.extensions.is_some());
     }
 
     #[test]

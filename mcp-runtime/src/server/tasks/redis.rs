@@ -9,7 +9,7 @@ use redis::RedisError;
 use redis::aio::ConnectionManager;
 
 use super::record::{TaskRecord, now_ms};
-use super::store::{TaskStore, TaskStoreError};
+use super::store::{Allowance, TaskStore, TaskStoreError};
 use crate::BoxFuture;
 use crate::state::{DEFAULT_REDIS_TIMEOUT, Script, lazy_connection};
 
@@ -22,37 +22,51 @@ pub const DEFAULT_TASK_KEY_PREFIX: &str = "mcp:tasks:";
 /// sorted-set score that is an exact integer.
 const MAX_EXPIRY_MS: u64 = 1 << 53;
 
-/// Stores a new record. `KEYS[1]`: the record's hash; `KEYS[2]`: its
-/// owner's live set (unfinished task ids scored by expiry). `ARGV`: now,
-/// `max_live`, terminal (`1` or `0`), version, JSON, expiry, id.
-/// Returns `{0, 0}` when stored, `{1, live}` when the owner is full,
-/// `{2, 0}` when a record with this id exists.
+/// Stores a new record. `KEYS[1]`: the record's hash; `KEYS[2]`: the
+/// records its allowance holds (ids scored by expiry); `KEYS[3]`: the
+/// records unauthenticated clients hold together. `ARGV`: now, the
+/// allowance's max, the shared max (`0` for none), version, JSON, expiry,
+/// id. Returns `{0, 0}` when stored, `{1, held}` when the allowance is
+/// used up, `{2, 0}` when a record with this id exists, `{3, held}` when
+/// the shared bound is reached.
 const CREATE_SCRIPT: &str = r"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-local live = redis.call('ZCARD', KEYS[2])
-if ARGV[3] ~= '1' and live >= tonumber(ARGV[2]) then
-  return {1, live}
+local held = redis.call('ZCARD', KEYS[2])
+if held >= tonumber(ARGV[2]) then
+  return {1, held}
+end
+local shared = tonumber(ARGV[3])
+if shared > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[1])
+  local all = redis.call('ZCARD', KEYS[3])
+  if all >= shared then
+    return {3, all}
+  end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {2, 0}
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[4], 'd', ARGV[5])
 redis.call('PEXPIREAT', KEYS[1], ARGV[6])
-if ARGV[3] ~= '1' then
-  redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
-  local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+local sets = {KEYS[2]}
+if shared > 0 then
+  sets[2] = KEYS[3]
+end
+for _, set in ipairs(sets) do
+  redis.call('ZADD', set, ARGV[6], ARGV[7])
+  local last = redis.call('ZRANGE', set, -1, -1, 'WITHSCORES')
   if tonumber(last[2]) <= tonumber(ARGV[6]) then
-    redis.call('PEXPIREAT', KEYS[2], ARGV[6])
+    redis.call('PEXPIREAT', set, ARGV[6])
   end
 end
 return {0, 0}
 ";
 
 /// Replaces a record if its stored version is the expected one.
-/// `KEYS[1]`: the record's hash; `KEYS[2]`: its owner's live set. `ARGV`:
-/// expected version, new version, JSON, expiry, terminal (`1` or `0`), id.
-/// Returns 1 when replaced, 0 when the version differs or the record is
-/// gone.
+/// `KEYS[1]`: the record's hash. `ARGV`: expected version, new version,
+/// JSON, expiry. Returns 1 when replaced, 0 when the version differs or
+/// the record is gone. A finished record still counts toward its
+/// allowance, until it expires.
 const REPLACE_SCRIPT: &str = r"
 local stored = redis.call('HGET', KEYS[1], 'v')
 if stored ~= ARGV[1] then
@@ -60,18 +74,17 @@ if stored ~= ARGV[1] then
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
-if ARGV[5] == '1' then
-  redis.call('ZREM', KEYS[2], ARGV[6])
-end
 return 1
 ";
 
 /// What [`CREATE_SCRIPT`] answers when the record was stored.
 const CREATED: i64 = 0;
-/// What [`CREATE_SCRIPT`] answers when the owner is full.
-const OWNER_FULL: i64 = 1;
+/// What [`CREATE_SCRIPT`] answers when the allowance is used up.
+const OVER_ALLOWANCE: i64 = 1;
 /// What [`CREATE_SCRIPT`] answers when the id is taken.
 const ID_TAKEN: i64 = 2;
+/// What [`CREATE_SCRIPT`] answers when the shared bound is reached.
+const OVER_SHARED: i64 = 3;
 
 /// Task records in Redis, shared by every instance that points at the same
 /// Redis: any instance can read, answer, cancel and run the next round of a
@@ -79,9 +92,11 @@ const ID_TAKEN: i64 = 2;
 ///
 /// Each record is a hash at `{prefix}task:{id}` holding its version (`v`)
 /// and its JSON (`d`), which Redis forgets at the record's
-/// [`expires_ms`](TaskRecord::expires_ms). Each owner's unfinished tasks
-/// are a sorted set, scored by expiry, so that the bound on them holds
-/// across the fleet. Creating a record and replacing one are each a single
+/// [`expires_ms`](TaskRecord::expires_ms). The records each
+/// [`Allowance`] holds are a sorted set at `{prefix}held:{key in hex}`,
+/// and those of all unauthenticated clients one at `{prefix}anonymous`,
+/// each scored by expiry, so that the bounds hold across the fleet and a
+/// record counts, finished or not, until it expires. Creating a record and replacing one are each a single
 /// Lua script, so concurrent changes from several instances never lose one:
 /// [`replace`](TaskStore::replace) is a compare-and-swap on the version.
 ///
@@ -163,16 +178,22 @@ impl RedisTaskStore {
         format!("{}task:{id}", self.prefix)
     }
 
-    /// The key of `owner`'s live set: `{prefix}live:` and the owner's bytes
-    /// in hex, so that no owner can name another key.
-    fn live_key(&self, owner: &str) -> String {
-        let mut key = String::with_capacity(self.prefix.len() + 5 + 2 * owner.len());
+    /// The key of the set of records an allowance holds: `{prefix}held:`
+    /// and the allowance's key in hex, so that no client can name another
+    /// key.
+    fn held_key(&self, allowance: &str) -> String {
+        let mut key = String::with_capacity(self.prefix.len() + 5 + 2 * allowance.len());
         key.push_str(&self.prefix);
-        key.push_str("live:");
-        for byte in owner.as_bytes() {
+        key.push_str("held:");
+        for byte in allowance.as_bytes() {
             let _ = write!(key, "{byte:02x}");
         }
         key
+    }
+
+    /// The key of the set of records unauthenticated clients hold.
+    fn anonymous_key(&self) -> String {
+        format!("{}anonymous", self.prefix)
     }
 }
 
@@ -182,6 +203,11 @@ impl fmt::Debug for RedisTaskStore {
             .field("prefix", &self.prefix)
             .finish_non_exhaustive()
     }
+}
+
+/// A count Redis answered, as a `usize`.
+fn count(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(0)
 }
 
 /// A Redis failure, as the store reports it.
@@ -199,52 +225,37 @@ fn encode(record: &TaskRecord) -> Result<(String, String), TaskStoreError> {
     Ok((json, expires.to_string()))
 }
 
-/// `1` for a terminal status, `0` otherwise.
-fn terminal_flag(record: &TaskRecord) -> &'static str {
-    if record.status.is_terminal() {
-        "1"
-    } else {
-        "0"
-    }
-}
-
 impl TaskStore for RedisTaskStore {
     fn create<'a>(
         &'a self,
         record: &'a TaskRecord,
-        max_live: usize,
+        allowance: &'a Allowance,
     ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let (json, expires) = encode(record)?;
             let record_key = self.record_key(&record.id);
-            let live_key = self.live_key(&record.owner);
+            let held_key = self.held_key(&allowance.key);
+            let anonymous_key = self.anonymous_key();
             let now = now_ms().to_string();
-            let max_live = max_live.to_string();
+            let max = allowance.max.to_string();
+            // `0` is no shared bound; a shared bound is at least 1.
+            let shared = allowance.shared_max.map_or(0, |max| max.max(1)).to_string();
             let version = record.version.to_string();
             let mut connection = self.connection.clone();
-            let (code, live): (i64, i64) = self
+            let (code, held): (i64, i64) = self
                 .scripts
                 .create
                 .run(
                     &mut connection,
-                    &[&record_key, &live_key],
-                    &[
-                        &now,
-                        &max_live,
-                        terminal_flag(record),
-                        &version,
-                        &json,
-                        &expires,
-                        &record.id,
-                    ],
+                    &[&record_key, &held_key, &anonymous_key],
+                    &[&now, &max, &shared, &version, &json, &expires, &record.id],
                 )
                 .await
                 .map_err(|e| unavailable("task create", &e))?;
             match code {
                 CREATED => Ok(()),
-                OWNER_FULL => Err(TaskStoreError::Full(format!(
-                    "the caller already has {live} unfinished tasks"
-                ))),
+                OVER_ALLOWANCE => Err(TaskStoreError::OverAllowance(count(held))),
+                OVER_SHARED => Err(TaskStoreError::OverShared(count(held))),
                 ID_TAKEN => Err(TaskStoreError::Unavailable(
                     "a task with this id exists".to_owned(),
                 )),
@@ -298,7 +309,6 @@ impl TaskStore for RedisTaskStore {
             };
             let (json, expires) = encode(record)?;
             let record_key = self.record_key(&record.id);
-            let live_key = self.live_key(&record.owner);
             let expected = expected.to_string();
             let version = record.version.to_string();
             let mut connection = self.connection.clone();
@@ -307,15 +317,8 @@ impl TaskStore for RedisTaskStore {
                 .replace
                 .run(
                     &mut connection,
-                    &[&record_key, &live_key],
-                    &[
-                        &expected,
-                        &version,
-                        &json,
-                        &expires,
-                        terminal_flag(record),
-                        &record.id,
-                    ],
+                    &[&record_key],
+                    &[&expected, &version, &json, &expires],
                 )
                 .await
                 .map_err(|e| unavailable("task replace", &e))?;
@@ -329,13 +332,14 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn owners_are_hex_in_live_keys() {
+    async fn allowance_keys_are_hex() {
         let store = RedisTaskStore::new("redis://127.0.0.1:1").unwrap();
-        assert_eq!(store.live_key(""), "mcp:tasks:live:");
-        assert_eq!(store.live_key("a:b"), "mcp:tasks:live:613a62");
+        assert_eq!(store.held_key(""), "mcp:tasks:held:");
+        assert_eq!(store.held_key("a:b"), "mcp:tasks:held:613a62");
         assert_eq!(store.record_key("x"), "mcp:tasks:task:x");
+        assert_eq!(store.anonymous_key(), "mcp:tasks:anonymous");
         let store = store.key_prefix("p/");
-        assert_eq!(store.live_key("é"), "p/live:c3a9");
+        assert_eq!(store.held_key("é"), "p/held:c3a9");
     }
 
     #[tokio::test]

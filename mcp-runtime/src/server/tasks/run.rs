@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use super::record::{KeptState, Lease, TaskRecord, now_ms, wire_key};
 use super::{TaskEngine, TaskStore};
 use crate::logged::Wire;
-use crate::schema::{CallToolResult, JsonObject, McpError, RequestMeta, TaskStatus};
+use crate::schema::{CallToolResult, JsonObject, McpError, TaskStatus};
 use crate::server::gate::NextState;
 use crate::server::handler::{Ask, Ctx, Outcome, ToolArguments, ToolHandler};
 
@@ -106,7 +106,8 @@ fn ask_inside(record: &mut TaskRecord, ask: Ask, now: u64) {
         record.fail(&error, now);
         return;
     }
-    let capabilities = RequestMeta::from_json(&record.meta)
+    let capabilities = record
+        .kept_meta()
         .map(|meta| meta.client_capabilities)
         .unwrap_or_default();
     if let Some(required) = capabilities.missing_for(requests.values()) {

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::record::{Lease, TaskRecord, now_ms};
+use super::allowance::{allowance_of, kept, refused, within};
+use super::record::{Lease, TaskRecord, kept_meta_text, now_ms};
 use super::run::{self, RoundResult};
-use super::{TaskEngine, TaskStoreError, new_task_id};
+use super::{Allowance, TaskEngine, new_task_id};
 use crate::schema::{ErrorObject, JsonObject, McpError, codes};
 use crate::server::handler::{Ctx, Outcome, RequestData, TaskLink, TaskSupport, ToolHandler};
 use crate::server::round::{Core, Shape, finish_outcome};
@@ -20,8 +21,6 @@ pub(crate) struct TaskCall {
     pub(crate) arguments: JsonObject,
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) support: TaskSupport,
-    /// The request's `_meta`, which later rounds run under.
-    pub(crate) meta: JsonObject,
 }
 
 /// Runs the handler's first round in the call. Questions it marks
@@ -38,6 +37,22 @@ pub(crate) async fn call_tool(
     binding: BindingRequest<'_>,
     mut data: RequestData,
 ) -> Result<String, McpError> {
+    let settings = &engine.settings;
+    // What the task would keep, bounded before anything runs.
+    let arguments = kept(
+        &call.arguments,
+        "arguments",
+        settings.max_kept_arguments_bytes,
+        "max_kept_arguments_bytes",
+    )?;
+    let meta = kept_meta_text(data.meta())?;
+    within(
+        meta.len(),
+        "_meta entries (protocol version, client capabilities, client info)",
+        settings.max_kept_meta_bytes,
+        "max_kept_meta_bytes",
+    )?;
+    let allowance = allowance_of(settings, data.receive());
     // Multi-round exchanges before the task: their state is verified here,
     // as for any call.
     let verified = core
@@ -55,12 +70,12 @@ pub(crate) async fn call_tool(
     });
     let owner = data.receive().subject().to_owned();
     let (ctx, request) = Ctx::shared_with(data);
-    let mut handle = run::spawn(Arc::clone(&call.handler), call.arguments.clone(), ctx);
+    let mut handle = run::spawn(Arc::clone(&call.handler), call.arguments, ctx);
     let first = tokio::time::timeout(engine.settings.creation_window, &mut handle).await;
     let now = now_ms();
     let mut record = TaskRecord {
-        arguments: call.arguments,
-        meta: call.meta,
+        arguments: Some(arguments),
+        meta: Some(meta),
         created_ms: now,
         updated_ms: now,
         poll_interval_ms: engine.poll_interval_ms(),
@@ -83,7 +98,7 @@ pub(crate) async fn call_tool(
                 (Err(error), TaskSupport::Optional) => Err(error),
                 (outcome, _) => {
                     run::apply(&mut record, outcome, now);
-                    create(engine, &record).await?;
+                    create(engine, &record, &allowance).await?;
                     created(core, &record)
                 }
             }
@@ -99,7 +114,7 @@ pub(crate) async fn call_tool(
                 holder: engine.instance.clone(),
                 until_ms: now.saturating_add(engine.lease_ms()),
             });
-            if let Err(error) = create(engine, &record).await {
+            if let Err(error) = create(engine, &record, &allowance).await {
                 engine.release(&record.id);
                 handle.abort();
                 return Err(error);
@@ -110,16 +125,17 @@ pub(crate) async fn call_tool(
     }
 }
 
-async fn create(engine: &TaskEngine, record: &TaskRecord) -> Result<(), McpError> {
-    engine
-        .settings
+async fn create(
+    engine: &TaskEngine,
+    record: &TaskRecord,
+    allowance: &Allowance,
+) -> Result<(), McpError> {
+    let settings = &engine.settings;
+    settings
         .store
-        .create(record, engine.settings.max_live_per_caller)
+        .create(record, allowance)
         .await
-        .map_err(|error| match error {
-            TaskStoreError::Full(why) => busy(&format!("no task was created: {why}")),
-            unavailable @ TaskStoreError::Unavailable(_) => run::unavailable(unavailable),
-        })
+        .map_err(|error| refused(settings, allowance, error))
 }
 
 /// `CreateTaskResult`: `resultType: "task"` and the task's common fields.

@@ -1,7 +1,7 @@
 //! Where task records live: the [`TaskStore`] trait, and the in-memory
 //! store every server has by default.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 
 use super::record::{TaskRecord, now_ms};
@@ -11,16 +11,19 @@ use crate::BoxFuture;
 /// (such as `RedisTaskStore`) can read, answer, cancel and run the next
 /// round of a task another instance created.
 ///
-/// A store forgets a record at its [`expires_ms`](TaskRecord::expires_ms)
-/// and bounds how many unfinished tasks one owner holds.
+/// A store forgets a record at its [`expires_ms`](TaskRecord::expires_ms).
+/// Until then the record counts toward the [`Allowance`] it was created
+/// under, whatever its status, so that records that finish at once cannot
+/// take the store.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new record, unless it is unfinished and its owner already
-    /// holds `max_live` unfinished tasks ([`TaskStoreError::Full`]), or the
-    /// store is full.
+    /// Stores a new record, unless `allowance.key` already holds
+    /// `allowance.max` records ([`TaskStoreError::OverAllowance`]), its
+    /// shared bound is reached ([`TaskStoreError::OverShared`]), or the
+    /// store is full ([`TaskStoreError::Full`]).
     fn create<'a>(
         &'a self,
         record: &'a TaskRecord,
-        max_live: usize,
+        allowance: &'a Allowance,
     ) -> BoxFuture<'a, Result<(), TaskStoreError>>;
 
     /// The record of `id`, if it exists and has not expired.
@@ -32,14 +35,50 @@ pub trait TaskStore: Send + Sync + 'static {
     /// (or the record is gone), and the caller reads it again.
     fn replace<'a>(&'a self, record: &'a TaskRecord)
     -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+
+    /// The record of `id` as `tasks/get` and listen streams show it:
+    /// without what only a later round needs (its kept
+    /// [`arguments`](TaskRecord::arguments) and [`meta`](TaskRecord::meta)).
+    /// By default [`load`](Self::load) with those cleared; a store may
+    /// skip copying them.
+    fn view<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            Ok(self.load(id).await?.map(|mut record| {
+                record.arguments = None;
+                record.meta = None;
+                record
+            }))
+        })
+    }
+}
+
+/// What a new record counts toward, until it expires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allowance {
+    /// Who holds the record: an authenticated caller's subject, or for an
+    /// unauthenticated client where its requests come from. Only counting
+    /// goes by it; who may read the task goes by the record's owner.
+    pub key: String,
+    /// The most records `key` may hold.
+    pub max: usize,
+    /// For an unauthenticated client: the most records all unauthenticated
+    /// clients together may hold. `None` for an authenticated caller.
+    pub shared_max: Option<usize>,
 }
 
 /// Why a store could not do what was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TaskStoreError {
-    /// A bound was reached: the owner's unfinished tasks, or the store's
-    /// capacity.
+    /// The store holds as many records as it may.
     Full(String),
+    /// The allowance's key holds this many records, its maximum.
+    OverAllowance(usize),
+    /// Unauthenticated clients together hold this many records, their
+    /// shared maximum.
+    OverShared(usize),
     /// The store could not be reached or answered wrongly.
     Unavailable(String),
 }
@@ -48,6 +87,11 @@ impl std::fmt::Display for TaskStoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Full(why) => write!(f, "the task store is full: {why}"),
+            Self::OverAllowance(held) => write!(f, "the caller holds {held} tasks, its maximum"),
+            Self::OverShared(held) => write!(
+                f,
+                "unauthenticated clients hold {held} tasks, their shared maximum"
+            ),
             Self::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
         }
     }
@@ -68,11 +112,21 @@ pub struct InMemoryTaskStore {
     capacity: usize,
 }
 
+/// A record and what it counts toward.
+#[derive(Debug)]
+struct Entry {
+    record: TaskRecord,
+    key: String,
+    shared: bool,
+}
+
 #[derive(Debug, Default)]
 struct Records {
-    by_id: HashMap<String, TaskRecord>,
-    /// Each owner's unfinished tasks.
-    live: HashMap<String, HashSet<String>>,
+    by_id: HashMap<String, Entry>,
+    /// How many records each allowance key holds.
+    held: HashMap<String, usize>,
+    /// How many records unauthenticated clients hold together.
+    shared: usize,
     /// Every record by expiry, soonest first, so expired ones go in order.
     by_expiry: BTreeSet<(u64, String)>,
 }
@@ -116,20 +170,23 @@ impl InMemoryTaskStore {
 
 impl Records {
     fn forget(&mut self, id: &str) {
-        if let Some(record) = self.by_id.remove(id) {
+        if let Some(entry) = self.by_id.remove(id) {
             self.by_expiry
-                .remove(&(record.expires_ms(), record.id.clone()));
-            self.settle(&record.owner, id);
+                .remove(&(entry.record.expires_ms(), entry.record.id.clone()));
+            self.release(&entry);
         }
     }
 
-    /// `id` no longer counts as one of `owner`'s unfinished tasks.
-    fn settle(&mut self, owner: &str, id: &str) {
-        if let Some(ids) = self.live.get_mut(owner) {
-            ids.remove(id);
-            if ids.is_empty() {
-                self.live.remove(owner);
+    /// `entry` no longer counts toward its allowance.
+    fn release(&mut self, entry: &Entry) {
+        if let Some(held) = self.held.get_mut(&entry.key) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                self.held.remove(&entry.key);
             }
+        }
+        if entry.shared {
+            self.shared = self.shared.saturating_sub(1);
         }
     }
 
@@ -140,9 +197,21 @@ impl Records {
                 break;
             }
             self.by_expiry.pop_first();
-            if let Some(record) = self.by_id.remove(&id) {
-                self.settle(&record.owner, &id);
+            if let Some(entry) = self.by_id.remove(&id) {
+                self.release(&entry);
             }
+        }
+    }
+
+    /// Whether `allowance` has room for one more record.
+    fn admit(&self, allowance: &Allowance) -> Result<(), TaskStoreError> {
+        let held = self.held.get(&allowance.key).copied().unwrap_or(0);
+        if held >= allowance.max {
+            return Err(TaskStoreError::OverAllowance(held));
+        }
+        match allowance.shared_max {
+            Some(max) if self.shared >= max => Err(TaskStoreError::OverShared(self.shared)),
+            _ => Ok(()),
         }
     }
 }
@@ -151,23 +220,16 @@ impl TaskStore for InMemoryTaskStore {
     fn create<'a>(
         &'a self,
         record: &'a TaskRecord,
-        max_live: usize,
+        allowance: &'a Allowance,
     ) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let mut records = self.lock();
             records.sweep(now_ms());
+            records.admit(allowance)?;
             if records.by_id.len() >= self.capacity {
                 return Err(TaskStoreError::Full(format!(
                     "{} tasks are kept",
                     self.capacity
-                )));
-            }
-            // A record born finished (a call done in its first run) holds
-            // no unfinished task, so only the store's capacity bounds it.
-            let live = records.live.get(&record.owner).map_or(0, HashSet::len);
-            if !record.status.is_terminal() && live >= max_live {
-                return Err(TaskStoreError::Full(format!(
-                    "the caller already has {live} unfinished tasks"
                 )));
             }
             if records.by_id.contains_key(&record.id) {
@@ -175,17 +237,20 @@ impl TaskStore for InMemoryTaskStore {
                     "a task with this id exists".to_owned(),
                 ));
             }
-            if !record.status.is_terminal() {
-                records
-                    .live
-                    .entry(record.owner.clone())
-                    .or_default()
-                    .insert(record.id.clone());
+            *records.held.entry(allowance.key.clone()).or_default() += 1;
+            let shared = allowance.shared_max.is_some();
+            if shared {
+                records.shared += 1;
             }
             records
                 .by_expiry
                 .insert((record.expires_ms(), record.id.clone()));
-            records.by_id.insert(record.id.clone(), record.clone());
+            let entry = Entry {
+                record: record.clone(),
+                key: allowance.key.clone(),
+                shared,
+            };
+            records.by_id.insert(record.id.clone(), entry);
             Ok(())
         })
     }
@@ -197,11 +262,27 @@ impl TaskStore for InMemoryTaskStore {
         Box::pin(async move {
             let mut records = self.lock();
             match records.by_id.get(id) {
-                Some(record) if record.expires_ms() <= now_ms() => {
+                Some(entry) if entry.record.expires_ms() <= now_ms() => {
                     records.forget(id);
                     Ok(None)
                 }
-                found => Ok(found.cloned()),
+                found => Ok(found.map(|entry| entry.record.clone())),
+            }
+        })
+    }
+
+    fn view<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let mut records = self.lock();
+            match records.by_id.get(id) {
+                Some(entry) if entry.record.expires_ms() <= now_ms() => {
+                    records.forget(id);
+                    Ok(None)
+                }
+                found => Ok(found.map(|entry| entry.record.without_kept())),
             }
         })
     }
@@ -215,12 +296,17 @@ impl TaskStore for InMemoryTaskStore {
             let Some(stored) = records.by_id.get_mut(&record.id) else {
                 return Ok(false);
             };
-            if stored.version.checked_add(1) != Some(record.version) {
+            if stored.record.version.checked_add(1) != Some(record.version) {
                 return Ok(false);
             }
-            *stored = record.clone();
-            if record.status.is_terminal() {
-                records.settle(&record.owner, &record.id);
+            // The expiry is the stored one's: the sweep finds it by it.
+            let expires = stored.record.expires_ms();
+            stored.record = record.clone();
+            if record.expires_ms() != expires {
+                records.by_expiry.remove(&(expires, record.id.clone()));
+                records
+                    .by_expiry
+                    .insert((record.expires_ms(), record.id.clone()));
             }
             Ok(true)
         })
@@ -236,6 +322,22 @@ mod tests {
         TaskRecord::new(id, owner, "t", 60_000)
     }
 
+    fn caller(key: &str, max: usize) -> Allowance {
+        Allowance {
+            key: key.to_owned(),
+            max,
+            shared_max: None,
+        }
+    }
+
+    fn anonymous(key: &str, max: usize, shared_max: usize) -> Allowance {
+        Allowance {
+            key: key.to_owned(),
+            max,
+            shared_max: Some(shared_max),
+        }
+    }
+
     fn block<T>(future: BoxFuture<'_, T>) -> T {
         futures_util::FutureExt::now_or_never(future).expect("the in-memory store never waits")
     }
@@ -244,7 +346,7 @@ mod tests {
     fn replace_is_compare_and_swap() {
         let store = InMemoryTaskStore::new();
         let first = record("a", "ada");
-        block(store.create(&first, 10)).unwrap();
+        block(store.create(&first, &caller("ada", 10))).unwrap();
         let mut next = first.clone();
         next.version = 2;
         next.status = TaskStatus::InputRequired;
@@ -259,40 +361,96 @@ mod tests {
     }
 
     #[test]
-    fn an_owner_holds_at_most_max_live_unfinished_tasks() {
+    fn a_view_leaves_the_kept_arguments_and_meta_behind() {
         let store = InMemoryTaskStore::new();
-        block(store.create(&record("a", "ada"), 2)).unwrap();
-        block(store.create(&record("b", "ada"), 2)).unwrap();
-        assert!(matches!(
-            block(store.create(&record("c", "ada"), 2)),
-            Err(TaskStoreError::Full(_))
-        ));
-        // A record born finished holds no unfinished task: the cap lets it in.
-        let mut born_done = record("z", "ada");
+        let mut kept = record("a", "ada");
+        kept.arguments = Some("{}".to_owned());
+        kept.meta = Some("{}".to_owned());
+        block(store.create(&kept, &caller("ada", 10))).unwrap();
+        let view = block(store.view("a")).unwrap().unwrap();
+        assert_eq!((view.arguments.as_ref(), view.meta.as_ref()), (None, None));
+        assert_eq!(view, kept.without_kept());
+        assert_eq!(block(store.load("a")).unwrap(), Some(kept));
+        assert_eq!(block(store.view("b")), Ok(None));
+    }
+
+    #[test]
+    fn finished_records_count_toward_the_allowance_until_they_expire() {
+        let store = InMemoryTaskStore::new();
+        let ada = caller("ada", 2);
+        block(store.create(&record("a", "ada"), &ada)).unwrap();
+        // A record born finished counts as well.
+        let mut born_done = record("b", "ada");
         born_done.finish(TaskStatus::Completed, now_ms());
-        block(store.create(&born_done, 2)).unwrap();
-        // Someone else is not limited by ada's tasks.
-        block(store.create(&record("d", "bob"), 2)).unwrap();
-        // A finished task no longer counts.
+        block(store.create(&born_done, &ada)).unwrap();
+        assert_eq!(
+            block(store.create(&record("c", "ada"), &ada)),
+            Err(TaskStoreError::OverAllowance(2))
+        );
+        // Finishing one frees nothing.
         let mut done = block(store.load("a")).unwrap().unwrap();
         done.version += 1;
         done.finish(TaskStatus::Completed, now_ms());
         assert_eq!(block(store.replace(&done)), Ok(true));
-        block(store.create(&record("c", "ada"), 2)).unwrap();
+        assert_eq!(
+            block(store.create(&record("c", "ada"), &ada)),
+            Err(TaskStoreError::OverAllowance(2))
+        );
+        // Someone else is not limited by ada's tasks.
+        block(store.create(&record("d", "bob"), &caller("bob", 2))).unwrap();
+    }
+
+    #[test]
+    fn expiry_gives_the_allowance_back() {
+        let store = InMemoryTaskStore::new();
+        let ada = caller("ada", 1);
+        let mut old = record("a", "ada");
+        old.created_ms = now_ms().saturating_sub(old.ttl_ms);
+        block(store.create(&old, &ada)).unwrap();
+        // Expired, swept on the next creation: ada has room again.
+        block(store.create(&record("b", "ada"), &ada)).unwrap();
+        assert_eq!(store.len(), 1);
+        assert_eq!(
+            block(store.create(&record("c", "ada"), &ada)),
+            Err(TaskStoreError::OverAllowance(1))
+        );
+    }
+
+    #[test]
+    fn unauthenticated_clients_share_a_bound_that_leaves_room_for_callers() {
+        let store = InMemoryTaskStore::with_capacity(4);
+        block(store.create(&record("a", ""), &anonymous("ip:10.0.0.1", 1, 2))).unwrap();
+        assert_eq!(
+            block(store.create(&record("b", ""), &anonymous("ip:10.0.0.1", 1, 2))),
+            Err(TaskStoreError::OverAllowance(1))
+        );
+        block(store.create(&record("c", ""), &anonymous("ip:10.0.0.2", 1, 2))).unwrap();
+        assert_eq!(
+            block(store.create(&record("d", ""), &anonymous("ip:10.0.0.3", 1, 2))),
+            Err(TaskStoreError::OverShared(2))
+        );
+        // Authenticated callers still find room, up to the capacity.
+        block(store.create(&record("e", "ada"), &caller("ada", 5))).unwrap();
+        block(store.create(&record("f", "bob"), &caller("bob", 5))).unwrap();
+        assert!(matches!(
+            block(store.create(&record("g", "cy"), &caller("cy", 5))),
+            Err(TaskStoreError::Full(_))
+        ));
     }
 
     #[test]
     fn expired_records_are_gone_and_make_room() {
         let store = InMemoryTaskStore::with_capacity(1);
+        let ada = caller("ada", 10);
         let mut old = record("a", "ada");
         old.created_ms = 0;
-        block(store.create(&old, 10)).unwrap();
+        block(store.create(&old, &ada)).unwrap();
         assert_eq!(block(store.load("a")), Ok(None));
-        block(store.create(&old, 10)).unwrap();
+        block(store.create(&old, &ada)).unwrap();
         // Full of an expired record: swept to make room.
-        block(store.create(&record("b", "ada"), 10)).unwrap();
+        block(store.create(&record("b", "ada"), &ada)).unwrap();
         assert!(matches!(
-            block(store.create(&record("c", "bob"), 10)),
+            block(store.create(&record("c", "bob"), &caller("bob", 10))),
             Err(TaskStoreError::Full(_))
         ));
     }

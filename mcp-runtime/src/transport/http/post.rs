@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -16,6 +17,7 @@ use super::admit::{Named, admit, no_such_session, session_of};
 use super::request::{BodyError, accepted, discard, is_json_content, mcp_headers, read_body};
 use super::respond::{NOTE_BUFFER, closing, guarded, json_response, plain_error, respond};
 use super::resume;
+use super::serve::PeerIp;
 use super::sessions::{self, Open};
 use crate::server::{
     Notifier, ReceiveContext, Response, StreamClose, TransportKind, parse_message,
@@ -27,6 +29,7 @@ use crate::transport::session::{Admitted, Busy, Driver, Step};
 /// the server (a request) or to its session (a response or notification).
 pub(super) async fn post(
     State(endpoint): State<Arc<Endpoint>>,
+    peer: Option<Extension<PeerIp>>,
     headers: HeaderMap,
     body: Body,
 ) -> HttpResponse {
@@ -127,6 +130,7 @@ pub(super) async fn post(
     let mut receive = ReceiveContext::new(TransportKind::Http);
     receive.caller = caller;
     receive.headers = Some(mcp_headers(&headers));
+    receive.peer_ip = peer.map(|Extension(PeerIp(ip))| ip);
     receive.protected = endpoint
         .protection
         .as_ref()

@@ -5,10 +5,11 @@
 
 use std::future::Future;
 use std::io;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
+use axum::{Extension, Router};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -19,6 +20,11 @@ use tokio::sync::Semaphore;
 
 use super::limits::ConnectionLimits;
 use super::write_deadline::WriteDeadline;
+
+/// The IP address a connection came from, in each of its requests'
+/// extensions.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PeerIp(pub(super) IpAddr);
 
 /// Accepts and serves connections on `listener` until `shutdown`
 /// completes, then stops accepting and waits for the connections in
@@ -45,9 +51,9 @@ pub(super) async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => stream,
+                Ok((stream, peer)) => (stream, peer),
                 Err(error) => {
                     if !is_per_connection(&error) {
                         // Out of file descriptors, say: wait rather than spin.
@@ -67,7 +73,7 @@ pub(super) async fn serve(
         }
         let connection = http.serve_connection(
             TokioIo::new(WriteDeadline::new(stream, limits.write_timeout)),
-            TowerToHyperService::new(router.clone()),
+            TowerToHyperService::new(router.clone().layer(Extension(PeerIp(peer.ip())))),
         );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
