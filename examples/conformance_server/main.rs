@@ -33,6 +33,15 @@
 //!                               to one round of questions (elicitation/create, ...) before
 //!                               the request ends saying so (default 600000)
 //!
+//! MEMORY (what peers may make the server keep; see MemoryLimits)
+//!   --memory-budget-bytes N     the budget for everything peers make the server hold;
+//!                               past it new work is refused as busy (default 1 GiB)
+//!   --max-client-data-bytes N   the most a 2025-era session keeps of initialize's
+//!                               clientInfo and capabilities, as JSON (default 16384)
+//!   --max-uri-bytes N           the longest subscribed resource URI (default 4096)
+//!   --max-listen-uris N         the most URIs one subscriptions/listen watches (1024)
+//!   --max-subscriptions N       the most resources one session subscribes to (1024)
+//!
 //! TASK OPTIONS (the tasks extension)
 //!   --tasks-redis URL           keep task records in this Redis, so every instance using
 //!                               it serves every task (in this process otherwise)
@@ -77,7 +86,7 @@ use std::time::Duration;
 
 use mcp_runtime::auth::{IntrospectionVerifier, JwtVerifier, ProtectedResource};
 use mcp_runtime::server::tasks::{InMemoryTaskStore, RedisTaskStore, Tasks};
-use mcp_runtime::server::{Bridge, OutcomeRecord, Server};
+use mcp_runtime::server::{Bridge, MemoryLimits, OutcomeRecord, Server};
 use mcp_runtime::state::{
     InMemoryReplayGuard, KeyError, RedisReplayGuard, RequestStateSigner, SigningKey,
 };
@@ -91,6 +100,8 @@ const USAGE: &str = "usage: conformance-server (--listen ADDR [--max-body-bytes 
                      [--state-key-hex HEX] [--state-verify-key-hex HEX]... [--state-ttl SECONDS] \
                      [--single-use] [--redis URL] [--max-outcome-bytes N] [--no-outcome-record] \
                      [--round-timeout-ms N] \
+                     [--memory-budget-bytes N] [--max-client-data-bytes N] [--max-uri-bytes N] \
+                     [--max-listen-uris N] [--max-subscriptions N] \
                      [--tasks-redis URL] [--task-lease-ms N] [--task-ttl-ms N] \
                      [--task-caller-cap N] [--task-client-cap N] [--task-anonymous-cap N] \
                      [--task-capacity N] \
@@ -151,6 +162,9 @@ struct Options {
     protect: Option<Protect>,
     /// `--round-timeout-ms`; the bridge's default when `None`.
     round_timeout: Option<Duration>,
+    /// What peers may make the server keep: the defaults, changed by the
+    /// flags given.
+    memory: MemoryLimits,
 }
 
 /// `--protect` and its companions.
@@ -254,6 +268,7 @@ fn parse_args() -> Result<Options, String> {
     let mut tasks = TaskOptions::default();
     let mut protect: Option<Protect> = None;
     let mut round_timeout = None;
+    let mut memory = MemoryLimits::default();
     let (mut public_url, mut introspection, mut scopes) = (None, None, Vec::new());
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -309,6 +324,11 @@ fn parse_args() -> Result<Options, String> {
             "--task-lease-ms" => tasks.lease_ms = Some(number(&arg, &mut args)?),
             "--task-ttl-ms" => tasks.ttl_ms = Some(number(&arg, &mut args)?),
             "--round-timeout-ms" => round_timeout = Some(millis(&arg, &mut args)?),
+            "--memory-budget-bytes" => memory.budget_bytes = number(&arg, &mut args)?,
+            "--max-client-data-bytes" => memory.max_client_data_bytes = number(&arg, &mut args)?,
+            "--max-uri-bytes" => memory.max_uri_bytes = number(&arg, &mut args)?,
+            "--max-listen-uris" => memory.max_listen_uris = number(&arg, &mut args)?,
+            "--max-subscriptions" => memory.max_subscriptions = number(&arg, &mut args)?,
             "--task-caller-cap" => tasks.caller_cap = Some(number(&arg, &mut args)?),
             "--task-client-cap" => tasks.client_cap = Some(number(&arg, &mut args)?),
             "--task-anonymous-cap" => tasks.anonymous_cap = Some(number(&arg, &mut args)?),
@@ -358,6 +378,7 @@ fn parse_args() -> Result<Options, String> {
         max_outcome_bytes,
         tasks,
         round_timeout,
+        memory,
         protect: match protect {
             Some(protect) => Some(Protect {
                 public_url,
@@ -429,6 +450,7 @@ fn signer(options: &Options) -> Result<RequestStateSigner, String> {
 /// The server, with the replay guard `options` ask for.
 async fn server(options: &Options, signer: RequestStateSigner) -> Result<Server, String> {
     let mut builder = fixtures::server(signer).tasks(options.tasks.tasks()?);
+    builder = builder.memory_limits(options.memory);
     if let Some(timeout) = options.round_timeout {
         builder = builder.bridge(Bridge::default().round_timeout(timeout));
     }

@@ -757,7 +757,7 @@ async fn a_state_that_verifies_but_does_not_decode_is_refused_before_the_handler
         &BindingRequest {
             method: "tools/call",
             target: "counted",
-            arguments: &arguments,
+            arguments: (&arguments).into(),
         },
         &ReceiveContext::new(TransportKind::Http),
     );

@@ -39,7 +39,7 @@ fn binding(subject: &str, method: &str, target: &str, arguments: &JsonObject) ->
         &BindingRequest {
             method,
             target,
-            arguments,
+            arguments: arguments.into(),
         },
         &receive,
     )

@@ -52,9 +52,15 @@ pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// Result `_meta` key for server info.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// Path of the server binary under test.
+/// Path of the server binary under test: this build's, unless
+/// `MCP_TEST_SERVER_BIN` names another (to check a test fails against an
+/// earlier build).
 pub fn server_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_conformance-server")
+    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var("MCP_TEST_SERVER_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_conformance-server").to_owned())
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -462,6 +468,19 @@ pub fn rss_bytes(pid: u32) -> u64 {
     kib * 1024
 }
 
+/// The peak resident set size of process `pid` so far (`VmHWM`), in bytes.
+pub fn peak_rss_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_else(|e| panic!("cannot read /proc/{pid}/status: {e}"));
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no VmHWM in /proc/{pid}/status"));
+    kib * 1024
+}
+
 /// Drains the child's stderr into a shared buffer; reports the first
 /// `listening on http://...` URL through `url_tx` (if any).
 fn drain_stderr(
@@ -756,6 +775,11 @@ pub struct StdioServer {
 }
 
 impl StdioServer {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Spawn `conformance-server --stdio`.
     pub fn spawn() -> Self {
         Self::spawn_with(&[])

@@ -3,10 +3,12 @@
 
 use std::fmt;
 
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use crate::schema::JsonObject;
+use crate::schema::{JsonKey, JsonObject};
 
 /// The context a state is valid in, as an unambiguous byte string.
 ///
@@ -62,7 +64,52 @@ pub struct BindingRequest<'a> {
     /// The tool name, prompt name or resource URI.
     pub target: &'a str,
     /// The arguments (`{}` for a resource read).
-    pub arguments: &'a JsonObject,
+    pub arguments: BoundArguments<'a>,
+}
+
+/// A request's arguments as a binding sees them: an object, or the JSON
+/// text of one as the client sent it (a `tools/call`'s), whose digest is
+/// computed from the text without building a tree.
+#[derive(Debug, Clone, Copy)]
+pub enum BoundArguments<'a> {
+    /// A JSON object.
+    Object(&'a JsonObject),
+    /// The JSON text of an object.
+    Text(&'a str),
+}
+
+impl BoundArguments<'_> {
+    /// [`arguments_digest`] of the arguments: the same for an object and
+    /// for any text of it.
+    pub fn digest(&self) -> [u8; 32] {
+        match self {
+            Self::Object(object) => arguments_digest(object),
+            Self::Text(text) => {
+                let mut hasher = CanonicalHasher(Sha256::new());
+                let mut json = serde_json::Deserializer::from_str(text);
+                // Text that is not JSON (never the case for what the
+                // server read) digests as what was read of it.
+                let _ = DeserializeSeed::deserialize(Canonical(&mut hasher), &mut json);
+                hasher.0.finalize().into()
+            }
+        }
+    }
+
+    /// The argument `name`, if there is one.
+    pub fn get(&self, name: &str) -> Option<Value> {
+        match self {
+            Self::Object(object) => object.get(name).cloned(),
+            Self::Text(text) => serde_json::from_str::<JsonObject>(text)
+                .ok()
+                .and_then(|mut object| object.remove(name)),
+        }
+    }
+}
+
+impl<'a> From<&'a JsonObject> for BoundArguments<'a> {
+    fn from(object: &'a JsonObject) -> Self {
+        Self::Object(object)
+    }
 }
 
 /// SHA-256 of the arguments in canonical JSON: object keys sorted by
@@ -118,6 +165,120 @@ impl CanonicalHasher {
     }
 }
 
+/// Hashes one JSON value from a parser in canonical form, as
+/// [`CanonicalHasher::value`] hashes its tree: arrays as they stream by,
+/// an object's members sorted (the last of a repeated key counts, as in a
+/// map), each member's value hashed from its text.
+struct Canonical<'h>(&'h mut CanonicalHasher);
+
+impl<'de> DeserializeSeed<'de> for Canonical<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Canonical<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.0.json(&v);
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.0.json(&v);
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.0.json(&v);
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        // As a tree holds it: a number (always finite, from JSON).
+        self.0.json(&Value::from(v));
+        Ok(())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.0.json(v);
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.0.0.update(b"null");
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.0.update(b"[");
+        let mut comma = false;
+        while seq
+            .next_element_seed(Element {
+                hasher: &mut *self.0,
+                comma,
+            })?
+            .is_some()
+        {
+            comma = true;
+        }
+        self.0.0.update(b"]");
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut members: Vec<(String, &'de RawValue)> = Vec::new();
+        while let Some(JsonKey(key)) = map.next_key()? {
+            members.push((key.into_owned(), map.next_value()?));
+        }
+        // Sorted by key bytes, stably: of a repeated key the last counts.
+        members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        self.0.0.update(b"{");
+        let mut first = true;
+        for (i, (key, value)) in members.iter().enumerate() {
+            if members.get(i + 1).is_some_and(|next| next.0 == *key) {
+                continue;
+            }
+            if !first {
+                self.0.0.update(b",");
+            }
+            first = false;
+            self.0.json(key.as_str());
+            self.0.0.update(b":");
+            let mut json = serde_json::Deserializer::from_str(value.get());
+            DeserializeSeed::deserialize(Canonical(&mut *self.0), &mut json)
+                .map_err(serde::de::Error::custom)?;
+        }
+        self.0.0.update(b"}");
+        Ok(())
+    }
+}
+
+/// One array element, hashed after the comma that goes before it (only
+/// once there is an element).
+struct Element<'h> {
+    hasher: &'h mut CanonicalHasher,
+    comma: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Element<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if self.comma {
+            self.hasher.0.update(b",");
+        }
+        DeserializeSeed::deserialize(Canonical(self.hasher), d)
+    }
+}
+
 impl std::io::Write for CanonicalHasher {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.0.update(bytes);
@@ -158,6 +319,25 @@ mod tests {
         let canonical = "{\"a\":-3,\"z\u{e9}\":{\"b\":[1,\"x\\\"y\",null,true],\"c\":2.5}}";
         let expected: [u8; 32] = Sha256::digest(canonical.as_bytes()).into();
         assert_eq!(arguments_digest(&arguments), expected);
+    }
+
+    #[test]
+    fn the_digest_of_the_text_is_the_digest_of_its_tree() {
+        for text in [
+            r#"{}"#,
+            r#"{"a":[]}"#,
+            r#"{ "b" : [1, 2.0, -0, 1e2, -3.5e-7, 18446744073709551615, -9223372036854775808] }"#,
+            r#"{"z\u00e9":{"c":2.5,"b":[1,"x\"y",null,true]},"a":-3}"#,
+            r#"{"k":1,"k":{"n":[{"y":1,"x":2},[],[[]]]},"\ud83d\ude00":"\n\t\u0001"}"#,
+            r#"{"a":{"a":{"a":{"a":[{"a":false}]}}}}"#,
+        ] {
+            let tree: JsonObject = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                BoundArguments::Text(text).digest(),
+                arguments_digest(&tree),
+                "{text}"
+            );
+        }
     }
 
     #[test]

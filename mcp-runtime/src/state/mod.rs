@@ -17,7 +17,7 @@ mod replay;
 mod signer;
 mod token;
 
-pub use binding::{Binding, BindingRequest, arguments_digest};
+pub use binding::{Binding, BindingRequest, BoundArguments, arguments_digest};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{KeyError, StateError};
 pub use keys::{MIN_SECRET_BYTES, SigningKey};

@@ -7,9 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::keys::SigningKey;
-use super::{
-    Binding, BindingRequest, Clock, KeyError, StateError, SystemClock, arguments_digest, token,
-};
+use super::{Binding, BindingRequest, Clock, KeyError, StateError, SystemClock, token};
 use crate::receive_context::ReceiveContext;
 
 /// The largest incoming state accepted: 16 KiB. Longer ones are refused
@@ -222,7 +220,7 @@ impl RequestStateSigner {
             .with(receive.subject())
             .with(request.method)
             .with(request.target)
-            .with(arguments_digest(request.arguments))
+            .with(request.arguments.digest())
     }
 
     /// Applies the policy to a request.

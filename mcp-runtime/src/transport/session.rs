@@ -432,9 +432,17 @@ impl Answer {
 /// as parsed, what a retry carries, and a little for the rest.
 fn cost_of(request: &Request) -> usize {
     const ENVELOPE: usize = 512;
+    // A tool's arguments stay the text sent; any other method's are read
+    // into a tree (at most 16 times the text, as for any JSON).
+    let arguments = request.arguments.as_ref().map_or(0, |a| a.get().len());
+    let arguments = match request.method.as_str() {
+        crate::schema::request_methods::TOOLS_CALL => arguments,
+        _ => 17 * arguments,
+    };
     ENVELOPE
         + request.method.len()
         + request.params.as_ref().map_or(0, json_cost)
+        + arguments
         + request.round_trip.kept_bytes()
 }
 

@@ -35,8 +35,8 @@ use crate::logged::Wire;
 use crate::receive_context::ReceiveContext;
 use crate::schema::{InputResponses, JsonObject, McpError};
 use crate::state::{
-    BindingRequest, ReplayError, ReplayGuard, RequestStateSigner, RoundClaim, StateError,
-    VerifiedState, arguments_digest,
+    BindingRequest, BoundArguments, ReplayError, ReplayGuard, RequestStateSigner, RoundClaim,
+    StateError, VerifiedState, arguments_digest,
 };
 
 /// The server's request-state settings: its signer, its replay guard (single
@@ -133,7 +133,7 @@ impl StateGate {
         &self,
         method: &'t str,
         target: &'t str,
-        arguments: &JsonObject,
+        arguments: BoundArguments<'_>,
         receive: &ReceiveContext,
         state: Option<&str>,
     ) -> Result<Checked<'t>, McpError> {

@@ -16,7 +16,7 @@ use crate::schema::{CompleteRequestParams, JsonObject, McpError};
 use crate::server::handler::{Ctx, MethodHandler, Outcome, TaskSupport, ToolArguments};
 use crate::server::round::{Call, Core, RunInput, Shape, rounds};
 use crate::server::tasks::{self, TaskEngine};
-use crate::state::BindingRequest;
+use crate::state::{BindingRequest, BoundArguments};
 
 /// `tools/call`.
 pub(crate) async fn call_tool(
@@ -54,7 +54,7 @@ pub(crate) async fn call_tool(
             let binding = BindingRequest {
                 method: TOOLS_CALL,
                 target: &name,
-                arguments: &arguments,
+                arguments: BoundArguments::Object(&arguments),
             };
             let call = tasks::TaskCall {
                 name: name.clone(),
@@ -68,21 +68,14 @@ pub(crate) async fn call_tool(
             return Err(tasks::tasks_required());
         }
     }
-    // The binding digests the arguments as a tree: built for that alone
-    // (only when there is a signer to bind), and gone before the handler
-    // runs.
-    let tree = match core.gate.signs() {
-        true => arguments.to_object()?,
-        false => JsonObject::new(),
-    };
+    // The binding digests the arguments from their text: no tree.
     let checked = core.gate.check(
         TOOLS_CALL,
         &name,
-        &tree,
+        BoundArguments::Text(arguments.json()),
         data.receive(),
         data.request_state(),
     )?;
-    drop(tree);
     let handler = Arc::clone(handler);
     let mut arguments = RunInput::new(arguments, data.is_legacy());
     rounds(core, checked, data, move |ctx| {
@@ -144,7 +137,7 @@ pub(crate) async fn get_prompt(core: &Arc<Core>, call: Call) -> Result<String, M
     let checked = core.gate.check(
         PROMPTS_GET,
         &name,
-        &as_json,
+        BoundArguments::Object(&as_json),
         data.receive(),
         data.request_state(),
     )?;
@@ -190,7 +183,7 @@ pub(crate) async fn read_resource(core: &Arc<Core>, call: Call) -> Result<String
     let checked = core.gate.check(
         RESOURCES_READ,
         &uri,
-        &JsonObject::new(),
+        BoundArguments::Object(&JsonObject::new()),
         data.receive(),
         data.request_state(),
     )?;

@@ -25,7 +25,7 @@ use crate::schema::{
 use crate::server::gate::Kept;
 use crate::server::handler::{Ctx, RequestData, RoundAnswers, TaskLink};
 use crate::server::round::{Call, Core, Shape};
-use crate::state::BindingRequest;
+use crate::state::{BindingRequest, BoundArguments};
 
 /// `tasks/get`: the task, with its questions, result or error.
 pub(crate) async fn get(core: &Core, engine: &TaskEngine, call: Call) -> Result<String, McpError> {
@@ -287,7 +287,7 @@ async fn round_data(
     let binding = BindingRequest {
         method: crate::schema::request_methods::TOOLS_CALL,
         target: &record.tool,
-        arguments: &arguments,
+        arguments: BoundArguments::Object(&arguments),
     };
     let verified = core.gate.open_kept(binding, data.receive(), kept).await?;
     data.pass(verified);

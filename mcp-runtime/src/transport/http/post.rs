@@ -67,8 +67,11 @@ pub(super) async fn post(
                 "Payload too large",
             ));
         }
-        Ok(Err(BodyError::OverBudget)) => {
+        Ok(Err(BodyError::OverBudget(rest))) => {
             tracing::warn!("refused a request body: the memory budget is spent");
+            if let Some(rest) = rest {
+                discard(rest, limits.drain_bytes, limits.drain_timeout);
+            }
             return closing(plain_error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Server busy: the server holds all the memory it may give its clients; \

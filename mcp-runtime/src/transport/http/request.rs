@@ -65,6 +65,10 @@ pub(super) fn accepted(headers: &HeaderMap) -> (bool, bool) {
     (json, sse)
 }
 
+/// What a body is charged per byte while it is read: its bytes, and the
+/// tree the message is read into (at most 16 bytes per byte of JSON).
+const PARSED_PER_BYTE: usize = 17;
+
 /// Why a body was not read.
 pub(super) enum BodyError {
     /// More than the limit: answered 413. Holds what is left of the body,
@@ -74,8 +78,9 @@ pub(super) enum BodyError {
     /// The body broke off before its end, or its framing (a chunk size, the
     /// declared length) is invalid: answered 400.
     Broken,
-    /// The server's memory budget has no room for it: answered 503.
-    OverBudget,
+    /// The server's memory budget has no room for it: answered 503. Holds
+    /// what is left of the body, as [`Self::TooLarge`] does.
+    OverBudget(Option<BodyDataStream>),
 }
 
 /// Reads the body, refusing more than `limit` bytes, and more than the
@@ -94,20 +99,21 @@ pub(super) async fn read_body(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     let mut body = body.into_data_stream();
-    let too_large = |rest| {
-        let waits_for_continue = headers
-            .get(EXPECT)
-            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-        BodyError::TooLarge((!waits_for_continue).then_some(rest))
-    };
+    let waits_for_continue = headers
+        .get(EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let rest = |rest| (!waits_for_continue).then_some(rest);
+    let too_large = |body| BodyError::TooLarge(rest(body));
     if declared.is_some_and(|len| len > limit as u64) {
         return Err(too_large(body));
     }
     // What is read is charged as it arrives (all of a declared length at
-    // once, as it is reserved at once).
-    let mut charge = budget
-        .try_hold(declared.map_or(0, |len| len as usize))
-        .map_err(|_| BodyError::OverBudget)?;
+    // once, as it is reserved at once), for what it will cost once parsed.
+    let cost = |bytes: usize| bytes.saturating_mul(PARSED_PER_BYTE);
+    let mut charge = match budget.try_hold(cost(declared.map_or(0, |len| len as usize))) {
+        Ok(charge) => charge,
+        Err(_) => return Err(BodyError::OverBudget(rest(body))),
+    };
     let mut first: Option<Bytes> = None;
     let mut gathered = BytesMut::new();
     while let Some(chunk) = body.next().await {
@@ -116,8 +122,10 @@ pub(super) async fn read_body(
         if held + chunk.len() > limit {
             return Err(too_large(body));
         }
-        if let Some(more) = (held + chunk.len()).checked_sub(charge.bytes()) {
-            charge.try_grow(more).map_err(|_| BodyError::OverBudget)?;
+        if let Some(more) = cost(held + chunk.len()).checked_sub(charge.bytes())
+            && charge.try_grow(more).is_err()
+        {
+            return Err(BodyError::OverBudget(rest(body)));
         }
         match first.take() {
             None if gathered.is_empty() => first = Some(chunk),
