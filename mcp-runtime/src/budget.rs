@@ -315,6 +315,15 @@ pub(crate) fn json_cost(value: &Value) -> usize {
     cost
 }
 
+/// What a parsed JSON object occupies, as [`json_cost`] counts it.
+pub(crate) fn object_cost(object: &serde_json::Map<String, Value>) -> usize {
+    const ENTRY: usize = 2 * (std::mem::size_of::<String>() + std::mem::size_of::<Value>());
+    object
+        .iter()
+        .map(|(key, value)| ENTRY + key.capacity() + json_cost(value))
+        .sum()
+}
+
 /// The length of `value`'s compact JSON text, counted without writing it.
 pub(crate) fn json_text_len(value: &Value) -> usize {
     struct Count(usize);

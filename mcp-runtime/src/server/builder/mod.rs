@@ -428,6 +428,9 @@ impl ServerBuilder {
             bridge: self.bridge,
             memory: Memory::new(self.memory),
         };
+        // A store that keeps its records in this process charges them to
+        // the server's memory budget.
+        self.tasks.store.charge_to(&core.memory.budget);
         Ok(Server::from_registry(Registry {
             info: self.info,
             core: Arc::new(core),

@@ -2,10 +2,11 @@
 //! store every server has by default.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use super::record::{TaskRecord, now_ms};
 use crate::BoxFuture;
+use crate::budget::{Held, MemoryBudget, json_cost, object_cost};
 
 /// Keeps task records. Every instance of a fleet that shares one store
 /// (such as `RedisTaskStore`) can read, answer, cancel and run the next
@@ -35,6 +36,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// (or the record is gone), and the caller reads it again.
     fn replace<'a>(&'a self, record: &'a TaskRecord)
     -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+
+    /// Called once, when the server is built, with its memory budget: a
+    /// store that keeps its records in this process charges them to it
+    /// (and refuses a record it has no room for as full). A store that
+    /// keeps them elsewhere (Redis) ignores it, as by default.
+    fn charge_to(&self, budget: &MemoryBudget) {
+        let _ = budget;
+    }
 
     /// The record of `id` as `tasks/get` and listen streams show it:
     /// without what only a later round needs (its kept
@@ -110,6 +119,8 @@ pub const DEFAULT_TASK_CAPACITY: usize = 10_000;
 pub struct InMemoryTaskStore {
     inner: Mutex<Records>,
     capacity: usize,
+    /// The server's memory budget, once the server is built.
+    budget: OnceLock<MemoryBudget>,
 }
 
 /// A record and what it counts toward.
@@ -118,6 +129,8 @@ struct Entry {
     record: TaskRecord,
     key: String,
     shared: bool,
+    /// The record's charge to the server's memory budget.
+    held: Held,
 }
 
 #[derive(Debug, Default)]
@@ -148,6 +161,7 @@ impl InMemoryTaskStore {
         Self {
             inner: Mutex::new(Records::default()),
             capacity: capacity.max(1),
+            budget: OnceLock::new(),
         }
     }
 
@@ -216,7 +230,26 @@ impl Records {
     }
 }
 
+/// What a record occupies, estimated from above: its strings, what it
+/// keeps of the request and the client's answers, and its result.
+fn kept_cost(record: &TaskRecord) -> usize {
+    const RECORD: usize = 1024;
+    let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    RECORD
+        + record.id.len()
+        + record.owner.len()
+        + record.tool.len()
+        + text(&record.arguments)
+        + text(&record.meta)
+        + object_cost(&record.answers)
+        + record.result.as_ref().map_or(0, json_cost)
+}
+
 impl TaskStore for InMemoryTaskStore {
+    fn charge_to(&self, budget: &MemoryBudget) {
+        let _ = self.budget.set(budget.clone());
+    }
+
     fn create<'a>(
         &'a self,
         record: &'a TaskRecord,
@@ -232,6 +265,12 @@ impl TaskStore for InMemoryTaskStore {
                     self.capacity
                 )));
             }
+            let held = match self.budget.get() {
+                Some(budget) => budget.try_hold(kept_cost(record)).map_err(|over| {
+                    TaskStoreError::Full(format!("the server's memory budget is spent ({over})"))
+                })?,
+                None => Held::none(),
+            };
             if records.by_id.contains_key(&record.id) {
                 return Err(TaskStoreError::Unavailable(
                     "a task with this id exists".to_owned(),
@@ -249,6 +288,7 @@ impl TaskStore for InMemoryTaskStore {
                 record: record.clone(),
                 key: allowance.key.clone(),
                 shared,
+                held,
             };
             records.by_id.insert(record.id.clone(), entry);
             Ok(())
@@ -302,6 +342,9 @@ impl TaskStore for InMemoryTaskStore {
             // The expiry is the stored one's: the sweep finds it by it.
             let expires = stored.record.expires_ms();
             stored.record = record.clone();
+            // Best effort: a finished task's record is kept whatever its
+            // result costs (the server's own data); its kept input is gone.
+            let _ = stored.held.try_resize(kept_cost(record));
             if record.expires_ms() != expires {
                 records.by_expiry.remove(&(expires, record.id.clone()));
                 records
@@ -340,6 +383,31 @@ mod tests {
 
     fn block<T>(future: BoxFuture<'_, T>) -> T {
         futures_util::FutureExt::now_or_never(future).expect("the in-memory store never waits")
+    }
+
+    #[test]
+    fn records_are_charged_to_the_servers_budget_until_they_are_gone() {
+        let store = InMemoryTaskStore::new();
+        let budget = MemoryBudget::new(8 * 1024);
+        store.charge_to(&budget);
+        let mut big = record("big", "ada");
+        big.arguments = Some("x".repeat(4 * 1024));
+        block(store.create(&big, &caller("ada", 10))).unwrap();
+        assert!(budget.held() > 4 * 1024, "{budget:?}");
+        let mut second = record("second", "ada");
+        second.arguments = Some("y".repeat(4 * 1024));
+        let refused = block(store.create(&second, &caller("ada", 10)));
+        assert!(
+            matches!(refused, Err(TaskStoreError::Full(_))),
+            "{refused:?}"
+        );
+        // Finished, its kept input gone: the charge shrinks.
+        let mut done = big.clone();
+        done.arguments = None;
+        done.version += 1;
+        assert!(block(store.replace(&done)).unwrap());
+        assert!(budget.held() < 2 * 1024, "{budget:?}");
+        block(store.create(&second, &caller("ada", 10))).unwrap();
     }
 
     #[test]

@@ -59,7 +59,10 @@ pub(super) async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMa
         );
     };
     let changes = changes(&endpoint.server, session.clone(), TransportKind::Http);
-    let stream = endpoint.sessions.logs_of(session.id()).next_stream();
+    let stream = endpoint
+        .sessions
+        .logs_of(session.id(), endpoint.server.memory())
+        .next_stream();
     let primed = futures_util::stream::once(async move { Ok(resume::priming(stream)) });
     // The stream keeps the session busy (so it does not expire) while it
     // is open.

@@ -147,7 +147,9 @@ pub(super) async fn post(
     // A session's stream is numbered and may be closed by its handler and
     // resumed by its client.
     let resumable = open.as_ref().map(|open| {
-        let logs = endpoint.sessions.logs_of(open.session.id());
+        let logs = endpoint
+            .sessions
+            .logs_of(open.session.id(), endpoint.server.memory());
         (open.session.clone(), logs, StreamClose::new())
     });
     let notifier = match &resumable {

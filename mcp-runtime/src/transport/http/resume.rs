@@ -26,10 +26,12 @@ use axum::response::Response as HttpResponse;
 use tokio::sync::{Notify, mpsc};
 
 use super::respond::{json_response, sse_response};
+use crate::budget::{Held, MemoryBudget};
 use crate::server::{Response, Session, StreamClose};
 
 /// The most bytes of events one detached stream keeps for its client; past
-/// it, the oldest are dropped (a client resuming after them misses them).
+/// it, or past what the server's memory budget has room for, the oldest
+/// are dropped (a client resuming after them misses them).
 pub(super) const MAX_LOG_BYTES: usize = 1024 * 1024;
 
 /// What a detached stream kept for its client to resume.
@@ -39,23 +41,29 @@ pub(super) struct EventLog {
     changed: Notify,
 }
 
-#[derive(Default)]
 struct LogState {
     /// Events by number, oldest first.
     events: VecDeque<(u64, Bytes)>,
     bytes: usize,
+    /// `bytes`, charged to the server's memory budget.
+    held: Held,
     next: u64,
     done: bool,
 }
 
 impl EventLog {
-    /// The log of stream `stream`, whose next event is number `next`.
-    fn new(stream: u64, next: u64) -> Self {
+    /// The log of stream `stream`, whose next event is number `next`,
+    /// charged to `budget`.
+    fn new(stream: u64, next: u64, budget: &MemoryBudget) -> Self {
         Self {
             stream,
             state: Mutex::new(LogState {
                 next,
-                ..LogState::default()
+                events: VecDeque::new(),
+                bytes: 0,
+                // Charged as events come: nothing yet.
+                held: budget.try_hold(0).unwrap_or_else(|_| Held::none()),
+                done: false,
             }),
             changed: Notify::new(),
         }
@@ -76,6 +84,16 @@ impl EventLog {
         while state.bytes > MAX_LOG_BYTES && state.events.len() > 1 {
             if let Some((_, dropped)) = state.events.pop_front() {
                 state.bytes -= dropped.len();
+            }
+        }
+        loop {
+            let bytes = state.bytes;
+            if state.held.try_resize(bytes).is_ok() {
+                break;
+            }
+            match state.events.pop_front() {
+                Some((_, dropped)) => state.bytes -= dropped.len(),
+                None => break,
             }
         }
         drop(state);
@@ -131,6 +149,8 @@ fn retry_field(retry: Duration) -> Bytes {
 /// What a session's streams need from the session table: a stream number,
 /// and a place to keep a detached stream's log.
 pub(super) trait Logs: Send + Sync + 'static {
+    /// The budget the kept events are charged to.
+    fn budget(&self) -> &MemoryBudget;
     /// A new stream number of the session.
     fn next_stream(&self) -> u64;
     /// Keeps `log` for the session's client to resume.
@@ -271,7 +291,7 @@ where
     /// a log the client resumes from; this stream ends.
     fn detach(&mut self) {
         self.over = true;
-        let log = Arc::new(EventLog::new(self.stream, self.next));
+        let log = Arc::new(EventLog::new(self.stream, self.next, self.logs.budget()));
         self.logs.keep(Arc::clone(&log));
         let handling = self.handling.take();
         let notes = std::mem::replace(&mut self.notes, mpsc::channel(1).1);
@@ -373,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_log_keeps_what_follows_a_given_event_within_its_bound() {
-        let log = EventLog::new(2, 5);
+        let log = EventLog::new(2, 5, &MemoryBudget::default());
         log.push("{\"a\":1}");
         log.push("{\"a\":2}");
         let (events, done) = log.after(5);

@@ -16,6 +16,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::resume::{EventLog, Logs};
+use crate::budget::MemoryBudget;
 use crate::server::Session;
 use crate::transport::session::Driver;
 
@@ -188,11 +189,13 @@ impl Sessions {
         entry.logs.iter().find(|l| l.stream() == stream).cloned()
     }
 
-    /// The streams of session `id`, numbered and kept here.
-    pub(super) fn logs_of(self: &Arc<Self>, id: &str) -> Arc<dyn Logs> {
+    /// The streams of session `id`, numbered and kept here, their events
+    /// charged to `budget`.
+    pub(super) fn logs_of(self: &Arc<Self>, id: &str, budget: &MemoryBudget) -> Arc<dyn Logs> {
         Arc::new(SessionLogs {
             sessions: Arc::clone(self),
             id: id.to_owned(),
+            budget: budget.clone(),
         })
     }
 
@@ -256,9 +259,14 @@ impl Sessions {
 struct SessionLogs {
     sessions: Arc<Sessions>,
     id: String,
+    budget: MemoryBudget,
 }
 
 impl Logs for SessionLogs {
+    fn budget(&self) -> &MemoryBudget {
+        &self.budget
+    }
+
     fn next_stream(&self) -> u64 {
         let mut table = self.sessions.lock();
         match table.by_id.get_mut(&self.id) {
