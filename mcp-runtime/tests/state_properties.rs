@@ -12,8 +12,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_runtime::schema::JsonObject;
 use mcp_runtime::server::Caller;
 use mcp_runtime::state::{
-    Binding, BindingRequest, InMemoryReplayGuard, MAX_STATE_BYTES, ManualClock, ReplayError,
-    ReplayGuard, RequestStateSigner, SigningKey, StateError, arguments_digest,
+    Binding, BindingRequest, BoundArguments, InMemoryReplayGuard, MAX_STATE_BYTES, ManualClock,
+    ReplayError, ReplayGuard, RequestStateSigner, SigningKey, StateError, arguments_digest,
 };
 use mcp_runtime::transport::{ReceiveContext, TransportKind};
 use proptest::collection::vec;
@@ -52,6 +52,25 @@ fn json_leaf() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(Value::from),
         "\\PC{0,12}".prop_map(Value::from),
     ]
+}
+
+/// Any JSON value: scalars (floats included) and nested arrays and
+/// objects.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        json_leaf(),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..6).prop_map(Value::from),
+            proptest::collection::btree_map("\\PC{0,4}", inner, 0..6)
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ]
+    })
 }
 
 fn arguments() -> impl Strategy<Value = JsonObject> {
@@ -116,6 +135,25 @@ fn suffix() -> impl Strategy<Value = String> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The digest a tool call's arguments get from their text (what the
+    /// server binds, without a tree) is the digest of the tree read from
+    /// that text (what it bound before), however the text is written.
+    #[test]
+    fn the_digest_of_any_text_is_the_digest_of_its_tree(
+        value in json_value(),
+        extra in proptest::collection::btree_map("[a-z]{1,3}", json_value(), 0..4),
+        pretty in any::<bool>(),
+    ) {
+        let mut object: JsonObject = extra.into_iter().collect();
+        object.insert("v".to_owned(), value);
+        let text = match pretty {
+            true => serde_json::to_string_pretty(&object).unwrap(),
+            false => serde_json::to_string(&object).unwrap(),
+        };
+        let read: JsonObject = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(BoundArguments::Text(&text).digest(), arguments_digest(&read));
+    }
 
     #[test]
     fn any_changed_byte_is_refused(
