@@ -444,3 +444,137 @@ async fn past_the_memory_budget_new_work_is_refused_busy() {
     assert_eq!(status, 200, "{answer}");
     assert!(answer.get("result").is_some(), "{answer}");
 }
+
+// ------------------------------------------------ everything at once
+
+/// Every value a peer can make the server keep, driven to its limit at
+/// once: 2025-era sessions with the most `initialize` data each keeps and
+/// the most subscriptions of the longest URIs, listen streams watching the
+/// most URIs of the longest length, and large calls in flight. The server
+/// refuses what the budget has no room for, and its peak memory stays
+/// under the budget plus what the process needs for itself.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_kept_value_at_its_limit_at_once_stays_under_the_budget() {
+    const BUDGET: u64 = 64 * MIB;
+    const SESSIONS: u64 = 48;
+    const SUBSCRIPTIONS: usize = 64;
+    const LISTENS: usize = 8;
+    const LISTEN_URIS: usize = 256;
+    let server = HttpServer::spawn_with(&[
+        "--memory-budget-bytes",
+        &BUDGET.to_string(),
+        "--max-sessions",
+        "64",
+        "--max-subscriptions",
+        &SUBSCRIPTIONS.to_string(),
+        "--max-listen-uris",
+        &LISTEN_URIS.to_string(),
+    ]);
+    let http = client();
+    let before = rss_bytes(server.pid());
+    let uri = |i: usize| format!("test://{i:08}/{}", "u".repeat(4096 - 17));
+    let mut busy = 0;
+
+    // Sessions, each with `initialize` data at the limit (16 KiB of
+    // JSON, small members: the most a tree of it costs) and every
+    // subscription it may hold.
+    let experimental: serde_json::Map<String, Value> =
+        (0..1500).map(|i| (format!("k{i:04}"), json!(0))).collect();
+    let client_data = initialize(
+        json!({"experimental": experimental}),
+        json!({"name": "n", "version": "1"}),
+    );
+    let text = client_data["params"]["capabilities"].to_string()
+        + &client_data["params"]["clientInfo"].to_string();
+    assert!((15_000..=16_384).contains(&text.len()), "{}", text.len());
+    let mut sessions = Vec::new();
+    for _ in 0..SESSIONS {
+        let response = http
+            .post(&server.url)
+            .headers(header_map(&legacy_headers(None)))
+            .body(client_data.to_string())
+            .send()
+            .await
+            .unwrap();
+        match response.headers().get("mcp-session-id") {
+            Some(id) => sessions.push(id.to_str().unwrap().to_owned()),
+            None => {
+                let answer = message_of(&response.text().await.unwrap());
+                assert!(
+                    answer["error"]["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("Server busy")),
+                    "{answer:.300}"
+                );
+                busy += 1;
+            }
+        }
+    }
+    for session in &sessions {
+        let headers = legacy_headers(Some(session));
+        for i in 0..SUBSCRIPTIONS {
+            let body = json!({"jsonrpc": "2.0", "id": i, "method": "resources/subscribe",
+                              "params": {"uri": uri(i)}});
+            let (_, answer) =
+                post(&http, &server.url, &headers, body.to_string().into_bytes()).await;
+            if answer.get("result").is_none() {
+                let text = error_message(&answer, -32603);
+                assert!(text.contains("Server busy"), "{text}");
+                busy += 1;
+            }
+        }
+    }
+
+    // Listen streams, each watching the most URIs, held open.
+    let mut streams = Vec::new();
+    for _ in 0..LISTENS {
+        let message = listen((0..LISTEN_URIS).map(uri).collect());
+        let mut request = http.post(&server.url);
+        for (name, value) in headers_for(&message) {
+            request = request.header(name, value);
+        }
+        let mut response = request.body(message.to_string()).send().await.unwrap();
+        let first = response.chunk().await.unwrap().unwrap_or_default();
+        let first = String::from_utf8_lossy(&first).into_owned();
+        if first.contains("Server busy") {
+            busy += 1;
+        } else {
+            assert!(first.contains("acknowledged"), "{first:.300}");
+            streams.push(response);
+        }
+    }
+
+    // Large calls in flight on top.
+    let headers = headers_for(&call_with_zeros(0, 0));
+    let calls = (1..=6).map(|id| {
+        let body = serde_json::to_vec(&call_with_zeros(id, 500_000)).unwrap();
+        post(&http, &server.url, &headers, body)
+    });
+    for (status, answer) in futures_util::future::join_all(calls).await {
+        match status {
+            200 => assert!(answer.get("result").is_some(), "{answer:.300}"),
+            _ => {
+                assert_eq!(status, 503, "{answer:.300}");
+                busy += 1;
+            }
+        }
+    }
+
+    let peak = peak_rss_bytes(server.pid());
+    eprintln!(
+        "{} sessions, {} listen streams, {busy} refusals: RSS {} MiB before, peak {} MiB",
+        sessions.len(),
+        streams.len(),
+        before / MIB,
+        peak / MIB
+    );
+    assert!(busy > 0, "the load reaches the budget");
+    assert!(
+        peak < before + BUDGET + 64 * MIB,
+        "peak {} MiB, {} MiB before, budget {} MiB",
+        peak / MIB,
+        before / MIB,
+        BUDGET / MIB
+    );
+    drop(streams);
+}
