@@ -402,11 +402,11 @@ async fn past_the_memory_budget_new_work_is_refused_busy() {
         "--max-body-bytes",
         "8388608",
         "--memory-budget-bytes",
-        "268435456",
+        "16777216",
     ]);
     let http = client();
     let headers = headers_for(&call_with_zeros(0, 0));
-    let calls = (1..=6).map(|id| {
+    let calls = (1..=8).map(|id| {
         let body = serde_json::to_vec(&call_with_zeros(id, 3_000_000)).unwrap();
         let (http, url, headers) = (&http, &server.url, &headers);
         async move {
@@ -455,7 +455,7 @@ async fn past_the_memory_budget_new_work_is_refused_busy() {
 /// under the budget plus what the process needs for itself.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_kept_value_at_its_limit_at_once_stays_under_the_budget() {
-    const BUDGET: u64 = 64 * MIB;
+    const BUDGET: u64 = 32 * MIB;
     const SESSIONS: u64 = 48;
     const SUBSCRIPTIONS: usize = 64;
     const LISTENS: usize = 8;
@@ -546,8 +546,8 @@ async fn every_kept_value_at_its_limit_at_once_stays_under_the_budget() {
 
     // Large calls in flight on top.
     let headers = headers_for(&call_with_zeros(0, 0));
-    let calls = (1..=6).map(|id| {
-        let body = serde_json::to_vec(&call_with_zeros(id, 500_000)).unwrap();
+    let calls = (1..=12).map(|id| {
+        let body = serde_json::to_vec(&call_with_zeros(id, 1_500_000)).unwrap();
         post(&http, &server.url, &headers, body)
     });
     for (status, answer) in futures_util::future::join_all(calls).await {

@@ -65,10 +65,6 @@ pub(super) fn accepted(headers: &HeaderMap) -> (bool, bool) {
     (json, sse)
 }
 
-/// What a body is charged per byte while it is read: its bytes, and the
-/// tree the message is read into (at most 16 bytes per byte of JSON).
-const PARSED_PER_BYTE: usize = 17;
-
 /// Why a body was not read.
 pub(super) enum BodyError {
     /// More than the limit: answered 413. Holds what is left of the body,
@@ -108,9 +104,9 @@ pub(super) async fn read_body(
         return Err(too_large(body));
     }
     // What is read is charged as it arrives (all of a declared length at
-    // once, as it is reserved at once), for what it will cost once parsed.
-    let cost = |bytes: usize| bytes.saturating_mul(PARSED_PER_BYTE);
-    let mut charge = match budget.try_hold(cost(declared.map_or(0, |len| len as usize))) {
+    // once, as it is reserved at once). Once parsed, the request is charged
+    // what its tree costs instead (`Driver::receive`).
+    let mut charge = match budget.try_hold(declared.map_or(0, |len| len as usize)) {
         Ok(charge) => charge,
         Err(_) => return Err(BodyError::OverBudget(rest(body))),
     };
@@ -122,7 +118,7 @@ pub(super) async fn read_body(
         if held + chunk.len() > limit {
             return Err(too_large(body));
         }
-        if let Some(more) = cost(held + chunk.len()).checked_sub(charge.bytes())
+        if let Some(more) = (held + chunk.len()).checked_sub(charge.bytes())
             && charge.try_grow(more).is_err()
         {
             return Err(BodyError::OverBudget(rest(body)));
