@@ -424,7 +424,7 @@ async fn past_the_memory_budget_new_work_is_refused_busy() {
     let served = answers.iter().filter(|(status, _)| *status == 200).count();
     assert!(
         busy >= 1,
-        "some of 36 MB at once are refused: {answers:.200?}"
+        "some of 48 MB at once are refused: {answers:.200?}"
     );
     assert!(served >= 1, "what fits is served: {answers:.200?}");
     assert_eq!(busy + served, answers.len(), "{answers:.200?}");

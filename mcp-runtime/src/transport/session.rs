@@ -32,7 +32,7 @@ use futures_util::future::{AbortHandle, AbortRegistration, Abortable, Aborted};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::budget::{Held, json_cost};
+use crate::budget::Held;
 use crate::logged::Wire;
 use crate::schema::{
     CancelledNotificationParams, ErrorObject, JsonObject, McpError, RequestId, codes,
@@ -202,7 +202,7 @@ impl Driver {
             Incoming::Request(request) => {
                 // What the request holds while it runs counts against the
                 // server's budget until its answer is written.
-                let held = match server.memory().try_hold(cost_of(&request)) {
+                let held = match server.memory().try_hold(request.held_bytes()) {
                     Ok(held) => held,
                     Err(over) => {
                         tracing::warn!(%over, method = %Wire(&request.method), "refused a request");
@@ -426,24 +426,6 @@ impl Answer {
     pub(crate) fn into_response(self) -> Response {
         self.response
     }
-}
-
-/// What a request holds while it runs, estimated from above: its params
-/// as parsed, what a retry carries, and a little for the rest.
-fn cost_of(request: &Request) -> usize {
-    const ENVELOPE: usize = 512;
-    // A tool's arguments stay the text sent; any other method's are read
-    // into a tree (at most 16 times the text, as for any JSON).
-    let arguments = request.arguments.as_ref().map_or(0, |a| a.get().len());
-    let arguments = match request.method.as_str() {
-        crate::schema::request_methods::TOOLS_CALL => arguments,
-        _ => 17 * arguments,
-    };
-    ENVELOPE
-        + request.method.len()
-        + request.params.as_ref().map_or(0, json_cost)
-        + arguments
-        + request.round_trip.kept_bytes()
 }
 
 /// An admitted request's entry in its driver's cancel table, removed when

@@ -40,6 +40,27 @@ pub struct Request {
     pub(crate) round_trip: RoundTrip,
 }
 
+impl Request {
+    /// What the request holds while it runs, estimated from above: its
+    /// params as parsed, its arguments, what a retry carries, and a little
+    /// for the rest (what it is charged to the memory budget).
+    pub(crate) fn held_bytes(&self) -> usize {
+        const ENVELOPE: usize = 512;
+        // A tool's arguments stay the text sent; any other method's are
+        // read into a tree (at most 16 times the text, as for any JSON).
+        let arguments = self.arguments.as_ref().map_or(0, |a| a.get().len());
+        let arguments = match self.method.as_str() {
+            crate::schema::request_methods::TOOLS_CALL => arguments,
+            _ => 17 * arguments,
+        };
+        ENVELOPE
+            + self.method.len()
+            + self.params.as_ref().map_or(0, crate::budget::json_cost)
+            + arguments
+            + self.round_trip.kept_bytes()
+    }
+}
+
 impl PartialEq for Request {
     fn eq(&self, other: &Self) -> bool {
         let text = |r: &Self| r.arguments.as_deref().map(RawValue::get).map(str::to_owned);

@@ -171,7 +171,7 @@ impl StateGate {
 
     /// Claims a checked state with the replay guard (single use): what
     /// passes is the round's [`Verified`].
-    async fn claim(&self, checked: Checked<'_>) -> Result<Verified, McpError> {
+    pub(crate) async fn claim(&self, checked: Checked<'_>) -> Result<Verified, McpError> {
         let Checked {
             method,
             target,

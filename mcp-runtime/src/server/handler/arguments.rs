@@ -43,6 +43,15 @@ impl ToolArguments {
         }
     }
 
+    /// Arguments the server kept as text (a task's): `-32603` when the text
+    /// is not a JSON object, which only a corrupted store could hold.
+    pub(crate) fn from_kept(text: String) -> Result<Self, McpError> {
+        let json = RawValue::from_string(text)
+            .map_err(|e| McpError::internal(format!("kept arguments do not parse: {e}")))?;
+        Self::from_sent(Some(json))
+            .map_err(|_| McpError::internal("kept arguments are not a JSON object"))
+    }
+
     /// The arguments as compact JSON text (`{}` for none).
     pub fn json(&self) -> &str {
         self.json.as_deref().map_or("{}", RawValue::get)

@@ -16,7 +16,7 @@ use crate::schema::{CompleteRequestParams, JsonObject, McpError};
 use crate::server::handler::{Ctx, MethodHandler, Outcome, TaskSupport, ToolArguments};
 use crate::server::round::{Call, Core, RunInput, Shape, rounds};
 use crate::server::tasks::{self, TaskEngine};
-use crate::state::{BindingRequest, BoundArguments};
+use crate::state::BoundArguments;
 
 /// `tools/call`.
 pub(crate) async fn call_tool(
@@ -49,20 +49,23 @@ pub(crate) async fn call_tool(
     let support = handler.task_support();
     if support != TaskSupport::Forbidden {
         if tasks::declares_tasks(&data.meta().client_capabilities) && !data.is_legacy() {
-            // A task keeps its arguments as an object.
-            let arguments = arguments.to_object()?;
-            let binding = BindingRequest {
-                method: TOOLS_CALL,
-                target: &name,
-                arguments: BoundArguments::Object(&arguments),
-            };
+            let checked = core
+                .gate
+                .check(
+                    TOOLS_CALL,
+                    &name,
+                    BoundArguments::Text(arguments.json()),
+                    data.receive(),
+                    data.request_state(),
+                )?
+                .into_owned();
             let call = tasks::TaskCall {
                 name: name.clone(),
-                arguments: arguments.clone(),
+                arguments,
                 handler: Arc::clone(handler),
                 support,
             };
-            return tasks::call_tool(core, engine, call, binding, data).await;
+            return tasks::call_tool(core, engine, call, checked, data).await;
         }
         if support == TaskSupport::Required {
             return Err(tasks::tasks_required());

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{Allowance, TaskStoreError, Tasks};
 use crate::receive_context::ReceiveContext;
-use crate::schema::{ErrorObject, JsonObject, McpError, codes};
+use crate::schema::{ErrorObject, McpError, codes};
 
 /// What a task call counts toward: an authenticated caller by its
 /// subject; an unauthenticated client by where its requests come from
@@ -79,19 +79,6 @@ fn at_cap(held: &str, max: usize, setter: &str) -> McpError {
         ),
         data: Some(json!({"limit": setter, "max": max})),
     })
-}
-
-/// `value` as the compact JSON a task keeps, if within `max` bytes.
-pub(super) fn kept(
-    value: &JsonObject,
-    what: &str,
-    max: usize,
-    setter: &str,
-) -> Result<String, McpError> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| McpError::internal(format!("could not serialise a task's {what}: {e}")))?;
-    within(text.len(), what, max, setter)?;
-    Ok(text)
 }
 
 /// `-32602` naming the bound and its setter when `len` is past `max`.

@@ -23,7 +23,7 @@ use crate::schema::{
     TaskStatus, UpdateTaskParams, codes,
 };
 use crate::server::gate::Kept;
-use crate::server::handler::{Ctx, RequestData, RoundAnswers, TaskLink};
+use crate::server::handler::{Ctx, RequestData, RoundAnswers, TaskLink, ToolArguments};
 use crate::server::round::{Call, Core, Shape};
 use crate::state::{BindingRequest, BoundArguments};
 
@@ -271,9 +271,12 @@ async fn round_data(
     record: &TaskRecord,
     update: RequestData,
     cancelled: watch::Receiver<bool>,
-) -> Result<(RequestData, JsonObject), McpError> {
+) -> Result<(RequestData, ToolArguments), McpError> {
     let meta = record.kept_meta()?;
-    let arguments = record.kept_arguments()?;
+    let arguments = match &record.arguments {
+        Some(text) => ToolArguments::from_kept(text.clone())?,
+        None => ToolArguments::empty(),
+    };
     let task = TaskLink {
         id: record.id.clone(),
         cancelled,
@@ -287,7 +290,7 @@ async fn round_data(
     let binding = BindingRequest {
         method: crate::schema::request_methods::TOOLS_CALL,
         target: &record.tool,
-        arguments: BoundArguments::Object(&arguments),
+        arguments: BoundArguments::Text(arguments.json()),
     };
     let verified = core.gate.open_kept(binding, data.receive(), kept).await?;
     data.pass(verified);

@@ -209,16 +209,6 @@ impl TaskRecord {
         }
     }
 
-    /// The kept arguments, parsed (none kept: an empty object).
-    pub(crate) fn kept_arguments(&self) -> Result<JsonObject, McpError> {
-        match &self.arguments {
-            Some(text) => serde_json::from_str(text).map_err(|e| {
-                McpError::internal(format!("a task's kept arguments do not parse: {e}"))
-            }),
-            None => Ok(JsonObject::new()),
-        }
-    }
-
     /// The kept `_meta`, parsed (none kept: an empty object, which does not
     /// make a valid `_meta`).
     pub(crate) fn kept_meta(&self) -> Result<RequestMeta, McpError> {
@@ -391,11 +381,11 @@ mod tests {
         assert!(stored.get("meta").is_none());
         let back: TaskRecord = serde_json::from_value(stored).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, record);
+        let kept = crate::server::handler::ToolArguments::from_kept(
+            record.arguments.clone().unwrap_or_default(),
+        );
         assert_eq!(
-            record
-                .kept_arguments()
-                .ok()
-                .and_then(|a| a.get("n").cloned()),
+            kept.ok().and_then(|a| a.get("n")),
             Some(serde_json::json!([1, 2]))
         );
         record.finish(TaskStatus::Completed, 1);

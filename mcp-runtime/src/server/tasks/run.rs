@@ -29,11 +29,11 @@ const CHANGE_ATTEMPTS: usize = 16;
 /// outlives the request that started it.
 pub(crate) fn spawn(
     handler: Arc<dyn ToolHandler>,
-    arguments: JsonObject,
+    arguments: ToolArguments,
     ctx: Ctx,
 ) -> JoinHandle<RoundResult> {
     tokio::spawn(async move {
-        match AssertUnwindSafe(handler.call(ToolArguments::from(arguments), ctx))
+        match AssertUnwindSafe(handler.call(arguments, ctx))
             .catch_unwind()
             .await
         {

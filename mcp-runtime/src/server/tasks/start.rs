@@ -6,19 +6,21 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::allowance::{allowance_of, kept, refused, within};
+use super::allowance::{allowance_of, refused, within};
 use super::record::{Lease, TaskRecord, kept_meta_text, now_ms};
 use super::run::{self, RoundResult};
 use super::{Allowance, TaskEngine, new_task_id};
-use crate::schema::{ErrorObject, JsonObject, McpError, codes};
-use crate::server::handler::{Ctx, Outcome, RequestData, TaskLink, TaskSupport, ToolHandler};
+use crate::schema::{ErrorObject, McpError, codes};
+use crate::server::gate::Checked;
+use crate::server::handler::{
+    Ctx, Outcome, RequestData, TaskLink, TaskSupport, ToolArguments, ToolHandler,
+};
 use crate::server::round::{Core, Shape, finish_outcome};
-use crate::state::BindingRequest;
 
 /// The tool being called, as the task path needs it.
 pub(crate) struct TaskCall {
     pub(crate) name: String,
-    pub(crate) arguments: JsonObject,
+    pub(crate) arguments: ToolArguments,
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) support: TaskSupport,
 }
@@ -34,17 +36,19 @@ pub(crate) async fn call_tool(
     core: &Core,
     engine: &Arc<TaskEngine>,
     call: TaskCall,
-    binding: BindingRequest<'_>,
+    checked: Checked<'_>,
     mut data: RequestData,
 ) -> Result<String, McpError> {
     let settings = &engine.settings;
     // What the task would keep, bounded before anything runs.
-    let arguments = kept(
-        &call.arguments,
+    let arguments = call.arguments.json();
+    within(
+        arguments.len(),
         "arguments",
         settings.max_kept_arguments_bytes,
         "max_kept_arguments_bytes",
     )?;
+    let arguments = arguments.to_owned();
     let meta = kept_meta_text(data.meta())?;
     within(
         meta.len(),
@@ -55,10 +59,7 @@ pub(crate) async fn call_tool(
     let allowance = allowance_of(settings, data.receive());
     // Multi-round exchanges before the task: their state is verified here,
     // as for any call.
-    let verified = core
-        .gate
-        .open(binding, data.receive(), data.request_state())
-        .await?;
+    let verified = core.gate.claim(checked).await?;
     data.pass(verified);
     let id = new_task_id()
         .ok_or_else(|| McpError::internal("the OS random generator failed: no task id"))?;
