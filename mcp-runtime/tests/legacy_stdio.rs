@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::server::legacy::Bridge;
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::stdio::StdioTransport;
 use serde::{Deserialize, Serialize};
@@ -61,7 +62,12 @@ struct Pipe {
 
 impl Pipe {
     fn start(max_in_flight: usize) -> Self {
+        Self::start_with(max_in_flight, Bridge::default())
+    }
+
+    fn start_with(max_in_flight: usize, bridge: Bridge) -> Self {
         let server = Server::builder("stdio-legacy", "1.0.0")
+            .bridge(bridge)
             .tool(greet {})
             .tool(touch {})
             .resource(notes {})
@@ -150,6 +156,26 @@ async fn a_round_is_bridged_over_the_pipes() {
     .await;
     let modern = pipe.next().await;
     assert_eq!(modern["result"]["resultType"], "input_required", "{modern}");
+}
+
+#[tokio::test]
+async fn an_answer_larger_than_the_bridge_keeps_ends_the_call_saying_so() {
+    let mut pipe = Pipe::start_with(8, Bridge::default().max_answer_bytes(256));
+    pipe.initialize(json!({"elicitation": {}})).await;
+    pipe.send(call(1, "greet")).await;
+    let question = pipe.next().await;
+    assert_eq!(question["method"], "elicitation/create");
+    let name = "n".repeat(1000);
+    pipe.send(json!({"jsonrpc": "2.0", "id": question["id"],
+                     "result": {"action": "accept", "content": {"name": name}}}))
+        .await;
+    let done = pipe.next().await;
+    assert_eq!(done["id"], 1);
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("this server takes at most 256"), "{text}");
 }
 
 #[tokio::test]
