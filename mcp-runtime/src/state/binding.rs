@@ -89,7 +89,11 @@ impl BoundArguments<'_> {
                 let mut json = serde_json::Deserializer::from_str(text);
                 // Text that is not JSON (never the case for what the
                 // server read) digests as what was read of it.
-                let _ = DeserializeSeed::deserialize(Canonical(&mut hasher), &mut json);
+                let value = Canonical {
+                    hasher: &mut hasher,
+                    depth: 0,
+                };
+                let _ = DeserializeSeed::deserialize(value, &mut json);
                 hasher.0.finalize().into()
             }
         }
@@ -169,12 +173,23 @@ impl CanonicalHasher {
 /// [`CanonicalHasher::value`] hashes its tree: arrays as they stream by,
 /// an object's members sorted (the last of a repeated key counts, as in a
 /// map), each member's value hashed from its text.
-struct Canonical<'h>(&'h mut CanonicalHasher);
+struct Canonical<'h> {
+    hasher: &'h mut CanonicalHasher,
+    /// How deep in the value this is: each object's members are read
+    /// with a parser of their own, so the depth is bounded here.
+    depth: usize,
+}
+
+/// The deepest a value's digest reads, as `serde_json`'s own limit.
+const MAX_DEPTH: usize = 128;
 
 impl<'de> DeserializeSeed<'de> for Canonical<'_> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if self.depth > MAX_DEPTH {
+            return Err(serde::de::Error::custom("nested too deep"));
+        }
         d.deserialize_any(self)
     }
 }
@@ -187,49 +202,50 @@ impl<'de> Visitor<'de> for Canonical<'_> {
     }
 
     fn visit_bool<E>(self, v: bool) -> Result<(), E> {
-        self.0.json(&v);
+        self.hasher.json(&v);
         Ok(())
     }
 
     fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        self.0.json(&v);
+        self.hasher.json(&v);
         Ok(())
     }
 
     fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        self.0.json(&v);
+        self.hasher.json(&v);
         Ok(())
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<(), E> {
         // As a tree holds it: a number (always finite, from JSON).
-        self.0.json(&Value::from(v));
+        self.hasher.json(&Value::from(v));
         Ok(())
     }
 
     fn visit_str<E>(self, v: &str) -> Result<(), E> {
-        self.0.json(v);
+        self.hasher.json(v);
         Ok(())
     }
 
     fn visit_unit<E>(self) -> Result<(), E> {
-        self.0.0.update(b"null");
+        self.hasher.0.update(b"null");
         Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.0.0.update(b"[");
+        self.hasher.0.update(b"[");
         let mut comma = false;
         while seq
             .next_element_seed(Element {
-                hasher: &mut *self.0,
+                hasher: &mut *self.hasher,
                 comma,
+                depth: self.depth + 1,
             })?
             .is_some()
         {
             comma = true;
         }
-        self.0.0.update(b"]");
+        self.hasher.0.update(b"]");
         Ok(())
     }
 
@@ -240,23 +256,26 @@ impl<'de> Visitor<'de> for Canonical<'_> {
         }
         // Sorted by key bytes, stably: of a repeated key the last counts.
         members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        self.0.0.update(b"{");
+        self.hasher.0.update(b"{");
         let mut first = true;
         for (i, (key, value)) in members.iter().enumerate() {
             if members.get(i + 1).is_some_and(|next| next.0 == *key) {
                 continue;
             }
             if !first {
-                self.0.0.update(b",");
+                self.hasher.0.update(b",");
             }
             first = false;
-            self.0.json(key.as_str());
-            self.0.0.update(b":");
+            self.hasher.json(key.as_str());
+            self.hasher.0.update(b":");
             let mut json = serde_json::Deserializer::from_str(value.get());
-            DeserializeSeed::deserialize(Canonical(&mut *self.0), &mut json)
-                .map_err(serde::de::Error::custom)?;
+            let member = Canonical {
+                hasher: &mut *self.hasher,
+                depth: self.depth + 1,
+            };
+            DeserializeSeed::deserialize(member, &mut json).map_err(serde::de::Error::custom)?;
         }
-        self.0.0.update(b"}");
+        self.hasher.0.update(b"}");
         Ok(())
     }
 }
@@ -266,6 +285,7 @@ impl<'de> Visitor<'de> for Canonical<'_> {
 struct Element<'h> {
     hasher: &'h mut CanonicalHasher,
     comma: bool,
+    depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for Element<'_> {
@@ -275,7 +295,11 @@ impl<'de> DeserializeSeed<'de> for Element<'_> {
         if self.comma {
             self.hasher.0.update(b",");
         }
-        DeserializeSeed::deserialize(Canonical(self.hasher), d)
+        let element = Canonical {
+            hasher: self.hasher,
+            depth: self.depth,
+        };
+        DeserializeSeed::deserialize(element, d)
     }
 }
 
@@ -338,6 +362,15 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_deeply_nested_text_digests_without_overflowing_the_stack() {
+        let depth = 100_000;
+        let text = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+        let shallow = format!("{}1{}", "{\"a\":".repeat(3), "}".repeat(3));
+        let digest = BoundArguments::Text(&text).digest();
+        assert_ne!(digest, BoundArguments::Text(&shallow).digest());
     }
 
     #[test]
