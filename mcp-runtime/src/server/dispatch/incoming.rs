@@ -160,10 +160,36 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
 /// methods that take them in their params.
 pub(crate) fn restore_arguments(arguments: Option<Box<RawValue>>, params: &mut JsonObject) {
     if let Some(arguments) = arguments {
-        // Text read as JSON once already reads again.
+        // Text read as JSON once, within the depth limit, reads again.
         let value = serde_json::from_str(arguments.get()).unwrap_or(Value::Null);
         params.insert(ARGUMENTS.to_owned(), value);
     }
+}
+
+/// The deepest `arguments` may nest: `serde_json`'s limit for a tree.
+const MAX_DEPTH: usize = 128;
+
+/// How deep the arrays and objects of valid JSON `text` nest: one pass
+/// over its bytes, strings skipped.
+fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for byte in text.bytes() {
+        match (in_string, byte) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') => in_string = false,
+            (true, _) => {}
+            (false, b'"') => in_string = true,
+            (false, b'{' | b'[') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, b'}' | b']') => depth = depth.saturating_sub(1),
+            (false, _) => {}
+        }
+    }
+    deepest
 }
 
 /// The params member a tool call's arguments travel in.
@@ -316,7 +342,15 @@ impl<'de> ReadObject<'de> for ParamsReader {
         let mut round_trip = RoundTrip::default();
         while let Some(JsonKey(key)) = map.next_key()? {
             match &*key {
-                ARGUMENTS => arguments = Some(map.next_value()?),
+                ARGUMENTS => {
+                    // Kept as text, so read without the depth limit a tree
+                    // has: held to it here.
+                    let raw: Box<RawValue> = map.next_value()?;
+                    if nesting_depth(raw.get()) > MAX_DEPTH {
+                        return Err(de::Error::custom("recursion limit exceeded"));
+                    }
+                    arguments = Some(raw);
+                }
                 INPUT_RESPONSES => {
                     round_trip.input_responses =
                         Some(map.next_value_seed(ObjectOr(AnswersReader))?);
@@ -378,6 +412,23 @@ mod tests {
             serde_json::json!({"a": {"action": "accept"}})
         );
         assert_eq!(r.round_trip.request_state, Some(Value::from("s")));
+    }
+
+    #[test]
+    fn arguments_nested_deeper_than_a_tree_may_are_a_parse_error() {
+        let nested = |n: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{}1{}}}}}"#,
+                r#"{"a":"#.repeat(n),
+                "}".repeat(n)
+            )
+        };
+        assert!(parse_message(nested(MAX_DEPTH).as_bytes()).is_ok());
+        assert_eq!(refusal(&nested(MAX_DEPTH + 1)).0, -32700);
+        assert_eq!(refusal(&nested(100_000)).0, -32700);
+        // Brackets in strings do not count.
+        let text = format!(r#"{{"s":"{}\"{}"}}"#, "[".repeat(500), "{".repeat(500));
+        assert_eq!(nesting_depth(&text), 1);
     }
 
     #[test]

@@ -36,9 +36,6 @@ impl ToolArguments {
         match sent {
             None => Ok(Self::empty()),
             Some(json) => match json.get().trim_start().as_bytes().first() {
-                Some(b'{') if depth(json.get()) > MAX_DEPTH => Err(McpError::invalid_params(
-                    format!("arguments may be nested at most {MAX_DEPTH} levels deep"),
-                )),
                 Some(b'{') => Ok(Self { json: Some(json) }),
                 Some(b'n') => Ok(Self::empty()),
                 _ => Err(McpError::invalid_params("arguments must be an object")),
@@ -101,32 +98,6 @@ impl PartialEq for ToolArguments {
     }
 }
 
-/// The deepest arguments may nest, as `serde_json` reads a tree.
-const MAX_DEPTH: usize = 128;
-
-/// How deep the arrays and objects of valid JSON `text` nest: one pass
-/// over its bytes, strings skipped.
-fn depth(text: &str) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for byte in text.bytes() {
-        match (in_string, byte) {
-            (true, _) if escaped => escaped = false,
-            (true, b'\\') => escaped = true,
-            (true, b'"') => in_string = false,
-            (true, _) => {}
-            (false, b'"') => in_string = true,
-            (false, b'{' | b'[') => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            (false, b'}' | b']') => depth = depth.saturating_sub(1),
-            (false, _) => {}
-        }
-    }
-    deepest
-}
-
 /// `-32602` for arguments that do not decode, naming where.
 pub(crate) fn invalid_arguments<E: fmt::Display>(error: serde_path_to_error::Error<E>) -> McpError {
     let path = error.path().to_string();
@@ -181,23 +152,6 @@ mod tests {
             let error = sent(other).unwrap_err();
             assert_eq!(error.code(), -32602, "{other}");
         }
-    }
-
-    #[test]
-    fn arguments_nested_too_deep_are_refused() {
-        let nested = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
-        assert!(sent(&nested(MAX_DEPTH)).is_ok());
-        let error = sent(&nested(MAX_DEPTH + 1)).unwrap_err();
-        assert!(error.to_string().contains("128 levels"), "{error}");
-        // Brackets in strings do not count.
-        assert!(
-            sent(&format!(
-                r#"{{"s":"{}\"{}"}}"#,
-                "[".repeat(500),
-                "{".repeat(500)
-            ))
-            .is_ok()
-        );
     }
 
     #[test]
