@@ -44,14 +44,20 @@ pub(super) async fn serve(
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
+        // The shutdown future is polled first, every time: a signal
+        // handler it installs on its first poll is in place before the
+        // first connection is served.
         let permit = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
             permit = Arc::clone(&permits).acquire_owned() => match permit {
                 Ok(permit) => permit,
                 Err(_) => break, // never closed
             },
-            () = &mut shutdown => break,
         };
         let (stream, peer) = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => (stream, peer),
                 Err(error) => {
@@ -66,7 +72,6 @@ pub(super) async fn serve(
                     continue;
                 }
             },
-            () = &mut shutdown => break,
         };
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
