@@ -29,6 +29,7 @@
 //! `tasks`, `legacy`) and those a request's data is made of (`round`,
 //! `handler`, `url_steps`, `notify`); `builder` uses it.
 
+mod arguments;
 mod incoming;
 mod registry;
 mod response;
@@ -58,7 +59,7 @@ use crate::server::methods::{self, headers};
 use crate::server::notify::{ChangeNotifier, Notifier};
 use crate::server::round::Call;
 use crate::server::url_steps::UrlSteps;
-use incoming::restore_arguments;
+use arguments::restore_arguments;
 use table::Route;
 
 /// A configured MCP server. Cheap to clone; share it across transports.
