@@ -182,18 +182,7 @@ fn message_of(content_type: &str, body: &str) -> Value {
     if !content_type.starts_with("text/event-stream") {
         return serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"));
     }
-    body.split("\n\n")
-        .filter_map(|event| {
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                .collect();
-            (!data.iter().all(|d| d.is_empty())).then(|| data.join("\n"))
-        })
-        .filter_map(|data| serde_json::from_str::<Value>(&data).ok())
-        .find(|message| message.get("method").is_none() && message.get("id").is_some())
-        .unwrap_or_else(|| panic!("no response in the event stream: {body:?}"))
+    response_in_events(body).unwrap_or_else(|| panic!("no response in the event stream: {body:?}"))
 }
 
 /// POSTs `body` in `session` (if any): the session id the answer names,

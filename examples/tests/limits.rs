@@ -223,14 +223,7 @@ async fn slow_bodies_are_cut_at_the_deadline_and_their_memory_is_freed() {
 
     // What they held is given back (the allocator may keep a little).
     let margin = 48 * 1024 * 1024;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let after = loop {
-        let now = rss_bytes(server.pid());
-        if now <= before + margin || Instant::now() >= deadline {
-            break now;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let after = rss_settled(server.pid(), before + margin, Duration::from_secs(20)).await;
     eprintln!(
         "RSS: {} MiB before, {} MiB with {CONNECTIONS} slow bodies, {} MiB after",
         before >> 20,

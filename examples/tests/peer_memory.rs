@@ -42,12 +42,7 @@ fn message_of(body: &str) -> Value {
     if let Ok(message) = serde_json::from_str(body) {
         return message;
     }
-    body.split("\n\n")
-        .flat_map(|event| event.lines())
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .find(|m| m.get("id").is_some() && m.get("method").is_none())
-        .unwrap_or_else(|| panic!("no response in {body:.300}"))
+    response_in_events(body).unwrap_or_else(|| panic!("no response in {body:.300}"))
 }
 
 /// POSTs `body` with `headers`; the status and the JSON-RPC message.
@@ -128,6 +123,18 @@ fn header_map(headers: &[(String, String)]) -> reqwest::header::HeaderMap {
             )
         })
         .collect()
+}
+
+/// Asserts the server's resident memory is under `before + margin` now,
+/// after `what`.
+fn assert_rss_within(pid: u32, before: u64, margin: u64, what: &str) {
+    let after = rss_bytes(pid);
+    assert!(
+        after < before + margin,
+        "RSS {} MiB after {what}, {} MiB before",
+        after / MIB,
+        before / MIB
+    );
 }
 
 fn error_message(message: &Value, code: i64) -> String {
@@ -231,12 +238,11 @@ async fn a_listen_stream_cannot_keep_a_million_uris() {
     .await;
     let text = error_message(&answer, -32602);
     assert!(text.contains("at most 4096 bytes"), "{text}");
-    let after = rss_bytes(server.pid());
-    assert!(
-        after < before + 192 * MIB,
-        "RSS {} MiB after, {} MiB before",
-        after / MIB,
-        before / MIB
+    assert_rss_within(
+        server.pid(),
+        before,
+        192 * MIB,
+        "four refused million-URI listens",
     );
 }
 
@@ -279,13 +285,7 @@ async fn a_session_keeps_a_bounded_part_of_initialize() {
     // A client within the limit is served as before.
     let session = open_session(&http, &server.url).await;
     assert_eq!(session.len(), 64);
-    let after = rss_bytes(server.pid());
-    assert!(
-        after < before + 64 * MIB,
-        "RSS {} MiB after 8 refused initialize, {} MiB before",
-        after / MIB,
-        before / MIB
-    );
+    assert_rss_within(server.pid(), before, 64 * MIB, "8 refused initialize");
 }
 
 /// Defect: `resources/subscribe` stored a URI of any length (60 of 4 MB
@@ -307,13 +307,7 @@ async fn a_subscription_uri_and_a_sessions_subscriptions_are_bounded() {
         let text = error_message(&answer, -32602);
         assert!(text.contains("at most 4096 bytes"), "{text}");
     }
-    let after = rss_bytes(server.pid());
-    assert!(
-        after < before + 64 * MIB,
-        "RSS {} MiB after 30 refused subscriptions, {} MiB before",
-        after / MIB,
-        before / MIB
-    );
+    assert_rss_within(server.pid(), before, 64 * MIB, "30 refused subscriptions");
     for id in 0..8 {
         let body = serde_json::to_vec(&subscribe(100 + id, format!("test://r/{id}"))).unwrap();
         let (_, answer) = post(&http, &server.url, &headers, body).await;

@@ -18,7 +18,7 @@ use std::thread;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{HttpServer, IO_TIMEOUT, rss_bytes};
+use support::{HttpServer, IO_TIMEOUT, response_in_events, rss_bytes};
 
 /// The version every session here negotiates.
 const VERSION: &str = "2025-11-25";
@@ -97,20 +97,8 @@ fn check_tools_list(answer: Answer) {
 }
 
 /// The message of one event-stream body: the response among its events.
-fn response_in_events(body: &str) -> Value {
-    body.split("\n\n")
-        .filter_map(|event| {
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                .collect();
-            // A priming event (an id, empty data) carries no message.
-            (!data.iter().all(|d| d.is_empty())).then(|| data.join("\n"))
-        })
-        .map(|data| serde_json::from_str::<Value>(&data).expect("an event's data is JSON"))
-        .find(|message| message.get("method").is_none() && message.get("id").is_some())
-        .unwrap_or_else(|| panic!("no response in the event stream: {body:?}"))
+fn response_of_events(body: &str) -> Value {
+    response_in_events(body).unwrap_or_else(|| panic!("no response in the event stream: {body:?}"))
 }
 
 impl Legacy {
@@ -166,7 +154,7 @@ impl Legacy {
         let message = if text.is_empty() {
             Value::Null
         } else if is_stream {
-            response_in_events(&text)
+            response_of_events(&text)
         } else {
             serde_json::from_str(&text)
                 .unwrap_or_else(|e| panic!("HTTP {status}: not JSON ({e}): {text:?}"))
@@ -283,7 +271,7 @@ impl Connection {
         let message = if text.is_empty() {
             Value::Null
         } else if header("content-type").is_some_and(|v| v.starts_with("text/event-stream")) {
-            response_in_events(&text)
+            response_of_events(&text)
         } else {
             serde_json::from_str(&text)
                 .unwrap_or_else(|e| panic!("HTTP {status}: not JSON ({e}): {text:?}"))

@@ -198,14 +198,7 @@ async fn a_large_meta_is_not_kept_by_task_records() {
         // What the requests held while they were read is given back (the
         // allocator may keep a little); the records keep none of it.
         let margin = 64 * 1024 * 1024;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let after = loop {
-            let now = rss_bytes(server.pid());
-            if now <= before + margin || Instant::now() >= deadline {
-                break now;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        };
+        let after = rss_settled(server.pid(), before + margin, Duration::from_secs(10)).await;
         eprintln!(
             "RSS: {} MiB before, {} MiB after {TASK_COUNT} tasks with a 3 MB _meta",
             before >> 20,

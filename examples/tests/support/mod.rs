@@ -457,28 +457,57 @@ pub fn check_static_text_result(result: &Value) {
 /// The resident set size of process `pid`, in bytes, from
 /// `/proc/PID/status` (Linux).
 pub fn rss_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_else(|e| panic!("cannot read /proc/{pid}/status: {e}"));
-    let kib: u64 = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no VmRSS in /proc/{pid}/status"));
-    kib * 1024
+    status_bytes(pid, "VmRSS")
 }
 
 /// The peak resident set size of process `pid` so far (`VmHWM`), in bytes.
 pub fn peak_rss_bytes(pid: u32) -> u64 {
+    status_bytes(pid, "VmHWM")
+}
+
+/// A size in `/proc/PID/status` (given there in KiB), in bytes.
+fn status_bytes(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .unwrap_or_else(|e| panic!("cannot read /proc/{pid}/status: {e}"));
     let kib: u64 = status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no VmHWM in /proc/{pid}/status"));
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"));
     kib * 1024
+}
+
+/// The resident set size of process `pid` once it is at most `ceiling`
+/// (what was freed given back), or as it is after `within`.
+pub async fn rss_settled(pid: u32, ceiling: u64, within: Duration) -> u64 {
+    let deadline = Instant::now() + within;
+    loop {
+        let now = rss_bytes(pid);
+        if now <= ceiling || Instant::now() >= deadline {
+            return now;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The response among the events of an event-stream body (a priming event,
+/// with empty data, carries none), if there is one.
+pub fn response_in_events(body: &str) -> Option<Value> {
+    body.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            (!data.iter().all(|d| d.is_empty())).then(|| data.join("\n"))
+        })
+        .map(|data| {
+            serde_json::from_str::<Value>(&data)
+                .unwrap_or_else(|e| panic!("an event's data is not JSON ({e}): {data:.300}"))
+        })
+        .find(|message| message.get("method").is_none() && message.get("id").is_some())
 }
 
 /// Drains the child's stderr into a shared buffer; reports the first

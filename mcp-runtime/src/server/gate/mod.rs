@@ -179,10 +179,7 @@ impl StateGate {
             verified,
         } = checked;
         let Some(verified) = verified else {
-            return Ok(Verified {
-                payload: None,
-                signer,
-            });
+            return Ok(Verified::stateless(signer));
         };
         if let Some(guard) = &self.replay_guard {
             match guard
@@ -222,13 +219,7 @@ impl StateGate {
             verified,
         } = checked;
         let Some(verified) = verified else {
-            return Ok(Opened::Run(
-                Verified {
-                    payload: None,
-                    signer,
-                },
-                None,
-            ));
+            return Ok(Opened::Run(Verified::stateless(signer), None));
         };
         let answers = match answers {
             Some(answers) => arguments_digest(answers),

@@ -19,6 +19,15 @@ pub(crate) struct Verified {
 }
 
 impl Verified {
+    /// What passes for a request that echoed no state (or on a server
+    /// without a signer): no payload, the bound signer if there is one.
+    pub(super) fn stateless(signer: Option<RequestStateSigner>) -> Self {
+        Self {
+            payload: None,
+            signer,
+        }
+    }
+
     /// The verified payload: what the round resumes from.
     pub(crate) fn payload(&self) -> Option<&[u8]> {
         self.payload.as_deref()

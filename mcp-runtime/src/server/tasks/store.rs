@@ -175,6 +175,19 @@ impl InMemoryTaskStore {
         self.len() == 0
     }
 
+    /// The record of `id` as `shown` copies it, unless it has expired
+    /// (then it is forgotten).
+    fn get(&self, id: &str, shown: impl FnOnce(&TaskRecord) -> TaskRecord) -> Option<TaskRecord> {
+        let mut records = self.lock();
+        match records.by_id.get(id) {
+            Some(entry) if entry.record.expires_ms() <= now_ms() => {
+                records.forget(id);
+                None
+            }
+            found => found.map(|entry| shown(&entry.record)),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Records> {
         self.inner
             .lock()
@@ -299,32 +312,14 @@ impl TaskStore for InMemoryTaskStore {
         &'a self,
         id: &'a str,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        Box::pin(async move {
-            let mut records = self.lock();
-            match records.by_id.get(id) {
-                Some(entry) if entry.record.expires_ms() <= now_ms() => {
-                    records.forget(id);
-                    Ok(None)
-                }
-                found => Ok(found.map(|entry| entry.record.clone())),
-            }
-        })
+        Box::pin(async move { Ok(self.get(id, TaskRecord::clone)) })
     }
 
     fn view<'a>(
         &'a self,
         id: &'a str,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        Box::pin(async move {
-            let mut records = self.lock();
-            match records.by_id.get(id) {
-                Some(entry) if entry.record.expires_ms() <= now_ms() => {
-                    records.forget(id);
-                    Ok(None)
-                }
-                found => Ok(found.map(|entry| entry.record.without_kept())),
-            }
-        })
+        Box::pin(async move { Ok(self.get(id, TaskRecord::without_kept)) })
     }
 
     fn replace<'a>(
