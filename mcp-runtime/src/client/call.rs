@@ -9,10 +9,13 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::answering::{InputResponse, PerCall, per_call};
+use super::inbound::ProgressHandler;
 use super::{Asked, Client, ClientError, tool_params, uri_params};
 use crate::BoxFuture;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
-use crate::schema::{CallToolResult, GetPromptResult, JsonObject, ReadResourceResult};
+use crate::schema::{
+    CallToolResult, GetPromptResult, JsonObject, ProgressNotificationParams, ReadResourceResult,
+};
 
 /// A request built by [`Client::tool_call`], [`Client::prompt_get`],
 /// [`Client::resource_read`], [`Client::call_tool_with`] or
@@ -31,6 +34,7 @@ pub struct Call<'a, T> {
     /// when the call is awaited, before anything is sent).
     params: Result<JsonObject, ClientError>,
     answering: Option<PerCall<'a>>,
+    progress: Option<ProgressHandler>,
     result: PhantomData<fn() -> T>,
 }
 
@@ -41,6 +45,7 @@ impl<'a, T> Call<'a, T> {
             method,
             params: Ok(params),
             answering: None,
+            progress: None,
             result: PhantomData,
         }
     }
@@ -99,6 +104,29 @@ impl<'a, T> Call<'a, T> {
         self.answering = Some(per_call(f));
         self
     }
+
+    /// Asks the server for progress on this call and gives each
+    /// `notifications/progress` to `f` (a progress token is sent for you,
+    /// the same in every round of the call).
+    ///
+    /// `f` runs on the task that reads the connection: keep it short.
+    ///
+    /// ```no_run
+    /// # async fn run(client: mcp_runtime::client::Client) -> Result<(), mcp_runtime::client::ClientError> {
+    /// let result = client
+    ///     .tool_call("index")
+    ///     .on_progress(|p| eprintln!("{} of {:?}", p.progress, p.total))
+    ///     .await?;
+    /// # let _ = result;
+    /// # Ok(()) }
+    /// ```
+    pub fn on_progress<F>(mut self, f: F) -> Self
+    where
+        F: Fn(ProgressNotificationParams) + Send + Sync + 'static,
+    {
+        self.progress = Some(std::sync::Arc::new(f));
+        self
+    }
 }
 
 impl<'a, T: DeserializeOwned> Call<'a, T> {
@@ -106,8 +134,16 @@ impl<'a, T: DeserializeOwned> Call<'a, T> {
     /// complete (what awaiting the call does).
     pub async fn send(self) -> Result<T, ClientError> {
         let params = self.params?;
+        let Some(progress) = self.progress else {
+            return self
+                .client
+                .fulfilling_with(self.method, params, self.answering.as_ref(), None)
+                .await;
+        };
+        let token = self.client.progress_token();
+        let _watching = self.client.watch_progress(token.clone(), progress);
         self.client
-            .fulfilling_with(self.method, params, self.answering.as_ref())
+            .fulfilling_with(self.method, params, self.answering.as_ref(), Some(&token))
             .await
     }
 }

@@ -14,6 +14,21 @@ pub enum ClientError {
     Transport(String),
     /// The server answered with a JSON-RPC error object.
     Protocol(ErrorObject),
+    /// The server answered an HTTP request with a failure status and no
+    /// JSON-RPC response (the start of the body is kept).
+    HttpStatus {
+        /// The status code.
+        status: u16,
+        /// The start of the body.
+        body: String,
+    },
+    /// The server no longer knows the 2025-era session (HTTP 404); the
+    /// client opens a new one and sends the request again, so a caller
+    /// sees this only if that fails too.
+    SessionExpired,
+    /// The server speaks no protocol version this client speaks, or not
+    /// the one the client was pinned to.
+    Unsupported(String),
     /// The server still asked for input after `max_rounds` fulfilled rounds.
     RoundsExceeded {
         /// The bound that was reached.
@@ -43,6 +58,20 @@ pub enum ClientError {
     InvalidArguments(String),
 }
 
+impl ClientError {
+    /// The error with the server and the request named, where its message
+    /// does not say them already.
+    pub(super) fn about(self, server: &str, method: &str) -> Self {
+        match self {
+            Self::Transport(detail) => Self::Transport(format!("{server}: {method}: {detail}")),
+            Self::MalformedResponse(detail) => {
+                Self::MalformedResponse(format!("{server}: {method}: {detail}"))
+            }
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -50,6 +79,12 @@ impl fmt::Display for ClientError {
             Self::Protocol(error) => {
                 write!(f, "server error {}: {}", error.code, error.message)
             }
+            Self::HttpStatus { status, body } => {
+                let body: String = body.chars().take(300).collect();
+                write!(f, "HTTP {status} without a JSON-RPC response: {body}")
+            }
+            Self::SessionExpired => write!(f, "the server no longer knows the session"),
+            Self::Unsupported(detail) => write!(f, "unsupported server: {detail}"),
             Self::RoundsExceeded { max_rounds } => write!(
                 f,
                 "the server still asked for input after {max_rounds} rounds"

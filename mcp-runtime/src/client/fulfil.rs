@@ -17,7 +17,8 @@ use crate::form::ElicitForm;
 use crate::schema::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
     ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, ElicitValue, InputRequest,
-    InputRequiredResult, InputResponses, JsonObject, ListRootsResult, ResultType, input_methods,
+    InputRequiredResult, InputResponses, JsonObject, ListRootsResult, ProgressToken, ResultType,
+    input_methods,
 };
 
 type Handler<P, R> = Arc<dyn Fn(P) -> BoxFuture<'static, R> + Send + Sync>;
@@ -124,7 +125,11 @@ impl Handlers {
                     .elicit_form
                     .as_ref()
                     .ok_or_else(|| missing("elicitation/create (form)"))?;
-                serde_json::to_value(handler(params).await)
+                let defaults = form_defaults(&params);
+                serde_json::to_value(handler(params).await).map(|mut answer| {
+                    apply_defaults(&mut answer, defaults);
+                    answer
+                })
             }
             InputRequest::Elicitation(ElicitRequestParams::Url(params)) => {
                 let handler = self
@@ -295,7 +300,7 @@ impl Client {
         params: JsonObject,
         retry: &Retry,
     ) -> Result<Step<T>, ClientError> {
-        self.once_as(method, params, retry, &self.capabilities)
+        self.once_as(method, params, retry, &self.capabilities, None)
             .await
     }
 
@@ -306,9 +311,12 @@ impl Client {
         mut params: JsonObject,
         retry: &Retry,
         capabilities: &ClientCapabilities,
+        progress: Option<&ProgressToken>,
     ) -> Result<Step<T>, ClientError> {
         retry.apply(&mut params);
-        let result = self.request_as(method, params, capabilities).await?;
+        let result = self
+            .request_as(method, params, capabilities, progress)
+            .await?;
         match result_type(&result)? {
             ResultType::Complete => decode(result).map(Step::Complete),
             ResultType::InputRequired => decode(result).map(Step::InputRequired),
@@ -321,7 +329,7 @@ impl Client {
         method: &str,
         params: JsonObject,
     ) -> Result<T, ClientError> {
-        self.fulfilling_with(method, params, None).await
+        self.fulfilling_with(method, params, None, None).await
     }
 
     /// The auto-fulfil loop; `per_call`, when given, is asked first about
@@ -331,6 +339,7 @@ impl Client {
         method: &str,
         params: JsonObject,
         per_call: Option<&PerCall<'_>>,
+        progress: Option<&ProgressToken>,
     ) -> Result<T, ClientError> {
         let limit = self.limits.max_duration;
         let capabilities = match per_call {
@@ -342,7 +351,7 @@ impl Client {
             let mut fulfilled = 0usize;
             loop {
                 let step = self
-                    .once_as(method, params.clone(), &retry, &capabilities)
+                    .once_as(method, params.clone(), &retry, &capabilities, progress)
                     .await?;
                 match step {
                     Step::Complete(result) => return Ok(result),
@@ -367,5 +376,58 @@ impl Client {
         tokio::time::timeout(limit, rounds)
             .await
             .map_err(|_| ClientError::Timeout(limit))?
+    }
+}
+
+/// The `default` of each field of a form request (SEP-1034).
+fn form_defaults(form: &ElicitRequestFormParams) -> serde_json::Map<String, Value> {
+    declared_defaults(form).unwrap_or_default()
+}
+
+fn declared_defaults(form: &ElicitRequestFormParams) -> Option<serde_json::Map<String, Value>> {
+    let schema = serde_json::to_value(&*form.requested_schema).ok()?;
+    let defaults: serde_json::Map<String, Value> = schema
+        .get("properties")?
+        .as_object()?
+        .iter()
+        .filter_map(|(name, field)| Some((name.clone(), field.get("default")?.clone())))
+        .collect();
+    Some(defaults)
+}
+
+/// Fills the fields an accepted form left out with their defaults
+/// (SEP-1034: a client applies the defaults the form declares).
+fn apply_defaults(result: &mut Value, defaults: serde_json::Map<String, Value>) {
+    if defaults.is_empty() || result.get("action").and_then(Value::as_str) != Some("accept") {
+        return;
+    }
+    let Some(object) = result.as_object_mut() else {
+        return;
+    };
+    let content = object
+        .entry("content")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Some(content) = content.as_object_mut() {
+        for (name, value) in defaults {
+            content.entry(name).or_insert(value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_fill_only_what_an_accepted_form_left_out() {
+        let defaults: serde_json::Map<String, Value> =
+            serde_json::from_value(json!({"name": "John", "age": 30})).unwrap();
+        let mut accepted = json!({"action": "accept", "content": {"name": "Ann"}});
+        apply_defaults(&mut accepted, defaults.clone());
+        assert_eq!(accepted["content"], json!({"name": "Ann", "age": 30}));
+        let mut declined = json!({"action": "decline"});
+        apply_defaults(&mut declined, defaults);
+        assert_eq!(declined, json!({"action": "decline"}));
     }
 }

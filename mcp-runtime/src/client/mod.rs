@@ -1,9 +1,28 @@
-//! A client for MCP 2026-07-28 servers, over streamable HTTP or stdio.
+//! A client for MCP servers of both eras, over streamable HTTP or stdio.
 //!
-//! Every request carries the per-request `_meta` (protocol version, the
-//! client capabilities derived from the registered handlers, client info);
-//! over HTTP also the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
-//! headers. `call_tool`, `get_prompt` and `read_resource` fulfil
+//! [`ClientBuilder::connect`] finds the server's era: it sends
+//! `server/discover` (MCP 2026-07-28) and, when the server does not know
+//! it, opens a 2025-era session with `initialize` (2025-11-25, 2025-06-18
+//! or 2025-03-26); [`ClientBuilder::pin_era`] skips the probe. From then on
+//! the client speaks what was negotiated:
+//!
+//! - **2026-07-28**: every request carries the per-request `_meta`
+//!   (protocol version, the client capabilities derived from the registered
+//!   handlers, client info); over HTTP also the `MCP-Protocol-Version`,
+//!   `Mcp-Method` and `Mcp-Name` headers.
+//! - **2025 era**: the session's `MCP-Session-Id` and `MCP-Protocol-Version`
+//!   go with every HTTP request, the server's own requests
+//!   (`elicitation/create`, `sampling/createMessage`, `roots/list`, `ping`)
+//!   are answered by the same handlers that fulfil `input_required`
+//!   results, a stream the server closes is resumed with `Last-Event-ID`,
+//!   an expired session is opened anew, and the session ends with `DELETE`
+//!   when the client is closed. Over stdio the child's output is read for
+//!   the server's requests and notifications too.
+//!
+//! In both eras a call's progress goes to [`Call::on_progress`], every
+//! notification to [`ClientBuilder::on_notification`], and a call whose
+//! future is dropped is cancelled on the server (`notifications/cancelled`,
+//! or a closed stream over 2026-07-28 HTTP). `call_tool`, `get_prompt` and `read_resource` fulfil
 //! `input_required` results through the registered handlers and retry,
 //! within a bounded number of rounds and a total time; the `*_once`
 //! variants return the `InputRequiredResult` instead.
@@ -69,195 +88,120 @@
 //! ```
 
 mod answering;
+mod builder;
 mod call;
+mod era;
 mod error;
 mod fulfil;
-mod transport;
+mod inbound;
+mod lists;
+mod notifications;
+mod wire;
 
 pub use answering::{Asked, InputResponse};
+#[allow(deprecated)]
+pub use builder::{
+    ClientBuilder, ClientLimits, DEFAULT_MAX_DURATION, DEFAULT_MAX_ROUNDS, MAX_LIST_PAGES,
+};
 pub use call::{Call, arguments};
+pub use era::Era;
 pub use error::ClientError;
 pub use fulfil::{Handlers, Retry, Step, form_answer};
+pub use lists::ListKind;
+pub use notifications::{Direction, ServerNotification};
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, RwLock};
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+use builder::Target;
+use era::Negotiated;
+use inbound::Router;
+use wire::Wire;
 
 use crate::schema::request_methods::{
-    COMPLETION_COMPLETE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ,
-    RESOURCES_TEMPLATES_LIST, SERVER_DISCOVER, TOOLS_CALL, TOOLS_LIST,
+    COMPLETION_COMPLETE, PROMPTS_GET, RESOURCES_READ, SERVER_DISCOVER, TOOLS_CALL,
 };
 use crate::schema::{
     CallToolResult, ClientCapabilities, CompleteResult, Completion, CompletionArgument,
     CompletionContext, CompletionReference, DiscoverResult, ElicitationCapability, GetPromptResult,
-    Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, Prompt, ReadResourceResult, RequestId, RequestMeta,
-    Resource, ResourceTemplate, ResultType, Tool,
+    Implementation, JsonObject, ProgressToken, ReadResourceResult, RequestId, RequestMeta,
+    ResultType, ServerCapabilities, Tool, notification_methods,
 };
-use transport::Transport;
 
-/// The bound on fulfilled `input_required` rounds per request by default.
-const MAX_ROUNDS: usize = 10;
-/// The bound on pages one `list_*` call follows by default.
-const LIST_PAGES: usize = 1000;
-/// The bound on the total time of one auto-fulfilled request by default.
-const MAX_DURATION: Duration = Duration::from_secs(300);
-
-/// The bounds of a [`Client`]: how far it goes fulfilling input requests,
-/// and how many pages a `list_*` call follows. Each field states its
-/// default, which [`ClientLimits::default`] holds.
-///
-/// Set them at once with [`ClientBuilder::limits`], starting from the
-/// defaults, or with [`ClientBuilder::max_rounds`] and
-/// [`ClientBuilder::max_duration`], which write into the same settings.
-///
-/// ```
-/// use std::time::Duration;
-/// use mcp_runtime::client::{Client, ClientLimits};
-///
-/// let mut limits = ClientLimits::default();
-/// limits.max_rounds = 3;
-/// limits.max_duration = Duration::from_secs(30);
-/// let builder = Client::http("http://127.0.0.1:8080/mcp").limits(limits);
-/// assert_eq!(builder.current_limits().max_rounds, 3);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ClientLimits {
-    /// The most `input_required` rounds fulfilled for one request; the
-    /// server asking again after that many ends the call with
-    /// [`ClientError::RoundsExceeded`]. Default: 10.
-    pub max_rounds: usize,
-    /// The bound on the total time of one auto-fulfilled request, its
-    /// rounds and the answering of them included; past it the call ends
-    /// with [`ClientError::Timeout`]. Default: 5 min.
-    pub max_duration: Duration,
-    /// The most pages one `list_*` call follows, against a server whose
-    /// cursors never end; past it the call ends with
-    /// [`ClientError::MalformedResponse`]. At least 1 (0 is taken as 1).
-    /// Default: 1,000.
-    pub max_list_pages: usize,
+/// The tasks that keep a connection going: sending the answers to the
+/// server's requests, and a 2025-era HTTP session's GET stream. Stopped
+/// when the client is dropped.
+struct Background {
+    replies: JoinHandle<()>,
+    stream: std::sync::Mutex<Option<JoinHandle<()>>>,
 }
 
-impl Default for ClientLimits {
-    fn default() -> Self {
+impl Background {
+    fn start(
+        wire: &Wire,
+        router: &Arc<Router>,
+        mut queue: tokio::sync::mpsc::Receiver<Value>,
+    ) -> Self {
+        let (wire, router_for_replies) = (wire.clone(), Arc::clone(router));
+        let replies = tokio::spawn(async move {
+            while let Some(reply) = queue.recv().await {
+                if let Err(e) = wire.send(&router_for_replies, &reply).await {
+                    tracing::warn!("cannot send an answer to the server: {e}");
+                }
+            }
+        });
         Self {
-            max_rounds: MAX_ROUNDS,
-            max_duration: MAX_DURATION,
-            max_list_pages: LIST_PAGES,
+            replies,
+            stream: std::sync::Mutex::new(None),
         }
     }
 }
 
-/// The default bound on fulfilled `input_required` rounds per request (10).
-#[doc(hidden)]
-#[deprecated(note = "use `ClientLimits::default().max_rounds`")]
-pub const DEFAULT_MAX_ROUNDS: usize = MAX_ROUNDS;
-
-/// The bound on pages one `list_*` call follows (1,000).
-#[doc(hidden)]
-#[deprecated(note = "use `ClientLimits::default().max_list_pages`")]
-pub const MAX_LIST_PAGES: usize = LIST_PAGES;
-
-/// The default bound on the total time of one auto-fulfilled request
-/// (5 min).
-#[doc(hidden)]
-#[deprecated(note = "use `ClientLimits::default().max_duration`")]
-pub const DEFAULT_MAX_DURATION: Duration = MAX_DURATION;
-
-enum Target {
-    Http(String),
-    Stdio { command: String, args: Vec<String> },
-}
-
-/// Configures a [`Client`]: its transport, identity, handlers and bounds.
-pub struct ClientBuilder {
-    target: Target,
-    client_info: Implementation,
-    handlers: Handlers,
-    limits: ClientLimits,
-}
-
-impl ClientBuilder {
-    fn new(target: Target) -> Self {
-        Self {
-            target,
-            client_info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
-            handlers: Handlers::default(),
-            limits: ClientLimits::default(),
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.replies.abort();
+        if let Ok(Some(stream)) = self.stream.lock().map(|mut s| s.take()) {
+            stream.abort();
         }
-    }
-
-    /// Sets the `clientInfo` sent with every request.
-    pub fn client_info(mut self, info: Implementation) -> Self {
-        self.client_info = info;
-        self
-    }
-
-    /// Sets every limit at once (see [`ClientLimits`] for each and its
-    /// default).
-    pub fn limits(mut self, limits: ClientLimits) -> Self {
-        self.limits = limits;
-        self.limits.max_list_pages = limits.max_list_pages.max(1);
-        self
-    }
-
-    /// The limits the client will apply: the defaults, changed by
-    /// [`Self::limits`] and the setters of one limit.
-    pub fn current_limits(&self) -> &ClientLimits {
-        &self.limits
-    }
-
-    /// Bounds the `input_required` rounds fulfilled per request
-    /// ([`ClientLimits::max_rounds`], default 10).
-    pub fn max_rounds(mut self, rounds: usize) -> Self {
-        self.limits.max_rounds = rounds;
-        self
-    }
-
-    /// Bounds the total time of one auto-fulfilled request
-    /// ([`ClientLimits::max_duration`], default 5 min).
-    pub fn max_duration(mut self, limit: Duration) -> Self {
-        self.limits.max_duration = limit;
-        self
-    }
-
-    /// Mutable access to the handlers; the `on_*` methods are shorthands.
-    pub fn handlers_mut(&mut self) -> &mut Handlers {
-        &mut self.handlers
-    }
-
-    /// Connects: builds the HTTP client, or spawns the stdio server
-    /// process (which must happen inside a Tokio runtime).
-    pub async fn connect(self) -> Result<Client, ClientError> {
-        let transport = match &self.target {
-            Target::Http(url) => Transport::http(url.clone()),
-            Target::Stdio { command, args } => Transport::stdio(command, args)?,
-        };
-        Ok(Client {
-            transport,
-            capabilities: self.handlers.capabilities(),
-            client_info: self.client_info,
-            handlers: self.handlers,
-            limits: self.limits,
-            next_id: AtomicI64::new(1),
-            param_headers: Default::default(),
-        })
     }
 }
 
 /// A connection to one MCP server.
 pub struct Client {
-    transport: Transport,
+    /// How errors name the server: its URL or command.
+    target: String,
+    wire: Wire,
+    router: Arc<Router>,
+    background: Background,
+    negotiated: RwLock<Negotiated>,
     capabilities: ClientCapabilities,
-    client_info: Implementation,
+    /// The handlers the fulfil loop uses (the router holds a copy for the
+    /// server's requests).
     handlers: Handlers,
+    client_info: Implementation,
     limits: ClientLimits,
     next_id: AtomicI64,
     /// Per tool, its `x-mcp-header` annotations: (property, header name).
-    param_headers: std::sync::Mutex<std::collections::HashMap<String, Vec<(String, String)>>>,
+    param_headers: std::sync::Mutex<HashMap<String, Vec<(String, String)>>>,
+    lists: lists::ListCache,
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // A 2025-era HTTP session ends with DELETE, sent from a task of its
+        // own when a runtime is there to run it ([`Client::close`] awaits it).
+        if let (Some(http), Ok(handle)) = (self.wire.http(), tokio::runtime::Handle::try_current())
+            && http.session_id().is_some()
+        {
+            let http = Arc::clone(http);
+            handle.spawn(async move { http.end_session().await });
+        }
+    }
 }
 
 impl Client {
@@ -267,7 +211,9 @@ impl Client {
     }
 
     /// A client of a server spawned as `command args...`, speaking
-    /// newline-delimited JSON on its stdin and stdout.
+    /// newline-delimited JSON on its stdin and stdout. The child's stderr
+    /// goes to this process's stderr; the child is killed when the client
+    /// is dropped.
     pub fn stdio<I, S>(command: impl Into<String>, args: I) -> ClientBuilder
     where
         I: IntoIterator<Item = S>,
@@ -279,9 +225,118 @@ impl Client {
         })
     }
 
-    /// The capabilities this client declares on every request.
+    /// The capabilities this client declares: on every request in the
+    /// 2026-07-28 era, in `initialize` in the 2025 era.
     pub fn capabilities(&self) -> &ClientCapabilities {
         &self.capabilities
+    }
+
+    /// The era negotiated with the server.
+    pub fn era(&self) -> Era {
+        self.negotiated().era
+    }
+
+    /// The protocol version negotiated with the server.
+    pub fn protocol_version(&self) -> String {
+        self.negotiated().protocol_version
+    }
+
+    /// What the server offers, as `server/discover` or `initialize` said.
+    pub fn server_capabilities(&self) -> ServerCapabilities {
+        self.negotiated().capabilities
+    }
+
+    /// The server's name and version, when it gave them.
+    pub fn server_info(&self) -> Option<Implementation> {
+        self.negotiated().server_info
+    }
+
+    /// How the server says it is to be used, when it says.
+    pub fn instructions(&self) -> Option<String> {
+        self.negotiated().instructions
+    }
+
+    /// Ends the connection: a 2025-era HTTP session is ended with `DELETE`
+    /// (awaited), a stdio server is killed.
+    pub async fn close(self) {
+        if let Some(http) = self.wire.http() {
+            http.end_session().await;
+            http.set_session(None, None);
+        }
+    }
+
+    /// Tells a 2025-era server that the client's roots changed
+    /// (`notifications/roots/list_changed`); it will ask for them again.
+    /// Nothing is sent in the 2026-07-28 era, where a server asks for the
+    /// roots in each call that needs them.
+    pub async fn notify_roots_changed(&self) -> Result<(), ClientError> {
+        if self.era() == Era::Legacy {
+            self.notify("notifications/roots/list_changed", None)
+                .await?;
+        }
+        Ok(())
+    }
+
+    fn negotiated(&self) -> Negotiated {
+        self.negotiated
+            .read()
+            .map(|n| n.clone())
+            .unwrap_or_else(|_| Negotiated::unknown())
+    }
+
+    fn set_negotiated(&self, negotiated: Negotiated) {
+        if let Ok(mut current) = self.negotiated.write() {
+            *current = negotiated;
+        }
+    }
+
+    /// Opens the GET stream of a 2025-era HTTP session; over stdio the
+    /// server's messages flow anyway.
+    fn open_session_stream(&self) {
+        match &self.wire {
+            Wire::Stdio(_) => self.router.set_hearing(true),
+            Wire::Http(http) => {
+                let (http, router) = (Arc::clone(http), Arc::clone(&self.router));
+                let task = tokio::spawn(async move {
+                    router.set_hearing(true);
+                    http.listen(Arc::clone(&router)).await;
+                    router.set_hearing(false);
+                });
+                if let Ok(mut stream) = self.background.stream.lock()
+                    && let Some(old) = stream.replace(task)
+                {
+                    old.abort();
+                }
+            }
+        }
+    }
+
+    /// A progress token no other call of this client uses.
+    fn progress_token(&self) -> ProgressToken {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        ProgressToken::String(format!("progress-{n}"))
+    }
+
+    /// Sends `token`'s progress to `handler` until the guard is dropped.
+    fn watch_progress(
+        &self,
+        token: ProgressToken,
+        handler: inbound::ProgressHandler,
+    ) -> ProgressWatch<'_> {
+        self.router.watch_progress(token.clone(), handler);
+        ProgressWatch {
+            router: &self.router,
+            token,
+        }
+    }
+
+    /// Sends a notification.
+    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.wire.send(&self.router, &message).await
     }
 
     /// Records the `x-mcp-header` annotations of listed tools (SEP-2243).
@@ -336,32 +391,84 @@ impl Client {
             .collect()
     }
 
-    /// The per-request `_meta` object, declaring `capabilities`.
-    fn meta(&self, capabilities: &ClientCapabilities) -> JsonObject {
-        let mut meta = RequestMeta::new(capabilities.clone());
-        meta.client_info = Some(self.client_info.clone());
-        meta.to_json()
-    }
-
-    /// Sends `method` with `params` (plus `_meta`) under a fresh id and
-    /// returns the `result` value, or the server's error.
+    /// Sends `method` with `params` under a fresh id and returns the
+    /// `result` value, or the server's error.
     async fn request(&self, method: &str, params: JsonObject) -> Result<Value, ClientError> {
-        self.request_as(method, params, &self.capabilities).await
+        self.request_as(method, params, &self.capabilities, None)
+            .await
     }
 
     /// [`Client::request`] declaring `capabilities` (those of a call with a
-    /// per-call handler) instead of the client's.
+    /// per-call handler) instead of the client's, and asking for progress
+    /// under `progress`. A 2025-era session that expired is opened anew
+    /// and the request sent once more.
     async fn request_as(
         &self,
         method: &str,
-        mut params: JsonObject,
+        params: JsonObject,
         capabilities: &ClientCapabilities,
+        progress: Option<&ProgressToken>,
     ) -> Result<Value, ClientError> {
-        params.insert("_meta".into(), Value::Object(self.meta(capabilities)));
+        let era = self.era();
+        let framed = Framed {
+            capabilities,
+            progress,
+        };
+        match self
+            .request_framed(era, method, params.clone(), &framed)
+            .await
+        {
+            Err(ClientError::SessionExpired) if era == Era::Legacy => {
+                tracing::info!("{}: the session expired; opening a new one", self.target);
+                self.initialize().await?;
+                self.request_framed(era, method, params, &framed).await
+            }
+            other => other,
+        }
+    }
+
+    /// Sends a request framed for `era` (used before the era is known).
+    async fn request_in(
+        &self,
+        era: Era,
+        method: &str,
+        params: JsonObject,
+        progress: Option<&ProgressToken>,
+    ) -> Result<Value, ClientError> {
+        let framed = Framed {
+            capabilities: &self.capabilities,
+            progress,
+        };
+        self.request_framed(era, method, params, &framed).await
+    }
+
+    async fn request_framed(
+        &self,
+        era: Era,
+        method: &str,
+        mut params: JsonObject,
+        framed: &Framed<'_>,
+    ) -> Result<Value, ClientError> {
+        match era {
+            Era::Modern => {
+                let mut meta = RequestMeta::new(framed.capabilities.clone());
+                meta.client_info = Some(self.client_info.clone());
+                meta.progress_token = framed.progress.cloned();
+                params.insert("_meta".into(), Value::Object(meta.to_json()));
+            }
+            Era::Legacy => {
+                if let Some(token) = framed.progress {
+                    params.insert("_meta".into(), json!({"progressToken": token}));
+                }
+            }
+        }
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let headers = match era {
+            Era::Modern => self.param_headers_for(method, &params),
+            Era::Legacy => Vec::new(),
+        };
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let extra = self.param_headers_for(method, &params);
-        let mut response = self.transport.send(&id, &body, &extra).await?;
+        let mut response = self.exchange(era, method, &id, &body, &headers).await?;
         if let Some(error) = response.get_mut("error") {
             let error = serde_json::from_value(error.take()).map_err(|e| {
                 ClientError::MalformedResponse(format!("unreadable error object: {e}"))
@@ -370,21 +477,51 @@ impl Client {
         }
         match response.get_mut("result") {
             Some(result) => Ok(result.take()),
-            None => Err(ClientError::MalformedResponse(
-                "a response without result or error".into(),
-            )),
+            None => Err(ClientError::MalformedResponse(format!(
+                "{}: the response to {method} has neither result nor error",
+                self.target
+            ))),
+        }
+    }
+
+    /// Sends one request and awaits its response within
+    /// [`ClientLimits::request_timeout`]. Dropped before the response, or
+    /// timed out, the request is cancelled on the server.
+    async fn exchange(
+        &self,
+        era: Era,
+        method: &str,
+        id: &RequestId,
+        body: &Value,
+        headers: &[(String, String)],
+    ) -> Result<Value, ClientError> {
+        let mut in_flight = InFlight {
+            client: self,
+            era,
+            id,
+            done: false,
+        };
+        let limit = self.limits.request_timeout;
+        let outcome =
+            tokio::time::timeout(limit, self.wire.request(&self.router, id, body, headers)).await;
+        match outcome {
+            Ok(outcome) => {
+                in_flight.done = true;
+                outcome.map_err(|e| e.about(&self.target, method))
+            }
+            Err(_) => Err(ClientError::Timeout(limit)),
         }
     }
 
     /// A request whose result must be complete (discovery, lists).
-    async fn request_complete<T: DeserializeOwned>(
+    async fn request_complete_value(
         &self,
         method: &str,
         params: JsonObject,
-    ) -> Result<T, ClientError> {
+    ) -> Result<Value, ClientError> {
         let result = self.request(method, params).await?;
         match result_type(&result)? {
-            ResultType::Complete => decode(result),
+            ResultType::Complete => Ok(result),
             ResultType::InputRequired => Err(ClientError::MalformedResponse(format!(
                 "{method} must not return input_required"
             ))),
@@ -392,65 +529,17 @@ impl Client {
         }
     }
 
-    /// `server/discover`: versions, capabilities and instructions.
+    async fn request_complete<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: JsonObject,
+    ) -> Result<T, ClientError> {
+        decode(self.request_complete_value(method, params).await?)
+    }
+
+    /// `server/discover`: versions, capabilities and instructions (2026-07-28).
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
         self.request_complete(SERVER_DISCOVER, JsonObject::new())
-            .await
-    }
-
-    /// Follows `nextCursor` through every page of a `*/list` method.
-    ///
-    /// At most [`ClientLimits::max_list_pages`] pages are read, and a cursor the server
-    /// already returned ends the walk with an error instead of a loop.
-    async fn list_all<P: Page>(&self, method: &str) -> Result<Vec<P::Item>, ClientError> {
-        let mut items = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut cursor: Option<String> = None;
-        let max_pages = self.limits.max_list_pages;
-        for _ in 0..max_pages {
-            let mut params = JsonObject::new();
-            if let Some(cursor) = cursor.take() {
-                params.insert("cursor".into(), cursor.into());
-            }
-            let (page, next) = self.request_complete::<P>(method, params).await?.split();
-            items.extend(page);
-            match next {
-                Some(next) if !next.is_empty() => {
-                    if !seen.insert(next.clone()) {
-                        return Err(ClientError::MalformedResponse(format!(
-                            "{method} returned the cursor {next:?} twice"
-                        )));
-                    }
-                    cursor = Some(next);
-                }
-                _ => return Ok(items),
-            }
-        }
-        Err(ClientError::MalformedResponse(format!(
-            "{method} had more than {max_pages} pages"
-        )))
-    }
-
-    /// `tools/list`, following `nextCursor` through every page.
-    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let tools = self.list_all::<ListToolsResult>(TOOLS_LIST).await?;
-        self.remember_param_headers(&tools);
-        Ok(tools)
-    }
-
-    /// `prompts/list`, following `nextCursor` through every page.
-    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        self.list_all::<ListPromptsResult>(PROMPTS_LIST).await
-    }
-
-    /// `resources/list`, following `nextCursor` through every page.
-    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        self.list_all::<ListResourcesResult>(RESOURCES_LIST).await
-    }
-
-    /// `resources/templates/list`, following `nextCursor` through every page.
-    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        self.list_all::<ListResourceTemplatesResult>(RESOURCES_TEMPLATES_LIST)
             .await
     }
 
@@ -470,6 +559,15 @@ impl Client {
         }
         let result: CompleteResult = self.request_complete(COMPLETION_COMPLETE, params).await?;
         Ok(result.completion)
+    }
+
+    /// `ping`: whether the server answers (2025 era; a 2026-07-28 server
+    /// answers `server/discover` instead).
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        match self.era() {
+            Era::Legacy => self.request("ping", JsonObject::new()).await.map(drop),
+            Era::Modern => self.discover().await.map(drop),
+        }
     }
 
     /// `tools/call`, fulfilling input requests until the result is complete.
@@ -531,6 +629,64 @@ impl Client {
     }
 }
 
+/// A call's progress handler, removed when the call ends.
+struct ProgressWatch<'a> {
+    router: &'a Router,
+    token: ProgressToken,
+}
+
+impl Drop for ProgressWatch<'_> {
+    fn drop(&mut self) {
+        self.router.unwatch_progress(&self.token);
+    }
+}
+
+/// How one request is framed besides its params.
+struct Framed<'a> {
+    capabilities: &'a ClientCapabilities,
+    progress: Option<&'a ProgressToken>,
+}
+
+/// A request awaiting its response. Dropped before the response came (the
+/// caller's future was dropped, or the wait timed out), it tells the
+/// server: `notifications/cancelled` in the 2025 era and over stdio; over
+/// 2026-07-28 HTTP, closing the response stream (which dropping the
+/// request did) is the cancellation.
+struct InFlight<'a> {
+    client: &'a Client,
+    era: Era,
+    id: &'a RequestId,
+    done: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let client = self.client;
+        client.router.forget(self.id);
+        if self.done {
+            return;
+        }
+        let modern_http = self.era == Era::Modern && client.wire.http().is_some();
+        if modern_http {
+            return;
+        }
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let message = json!({
+            "jsonrpc": "2.0",
+            "method": notification_methods::CANCELLED,
+            "params": {"requestId": self.id, "reason": "the client no longer awaits the response"},
+        });
+        let (wire, router) = (client.wire.clone(), Arc::clone(&client.router));
+        handle.spawn(async move {
+            if let Err(e) = wire.send(&router, &message).await {
+                tracing::debug!("cannot send notifications/cancelled: {e}");
+            }
+        });
+    }
+}
+
 fn tool_params(name: &str, arguments: Option<JsonObject>) -> JsonObject {
     let mut params = JsonObject::new();
     params.insert("name".into(), name.into());
@@ -558,34 +714,6 @@ fn result_type(result: &Value) -> Result<ResultType, ClientError> {
 fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, ClientError> {
     serde_json::to_value(value).map_err(|e| ClientError::Encode(e.to_string()))
 }
-
-/// A page of a `*/list` result: its items and the next cursor.
-trait Page: DeserializeOwned {
-    /// What the list holds.
-    type Item;
-    /// The items and `nextCursor`.
-    fn split(self) -> (Vec<Self::Item>, Option<String>);
-}
-
-macro_rules! page {
-    ($result:ty, $field:ident, $item:ty) => {
-        impl Page for $result {
-            type Item = $item;
-            fn split(self) -> (Vec<$item>, Option<String>) {
-                (self.$field, self.next_cursor)
-            }
-        }
-    };
-}
-
-page!(ListToolsResult, tools, Tool);
-page!(ListPromptsResult, prompts, Prompt);
-page!(ListResourcesResult, resources, Resource);
-page!(
-    ListResourceTemplatesResult,
-    resource_templates,
-    ResourceTemplate
-);
 
 fn decode<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
     serde_json::from_value(result)
