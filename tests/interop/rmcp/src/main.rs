@@ -48,12 +48,12 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CreateMessageRequest,
-    CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest,
-    InputRequests, InputRequiredResult, JsonObject, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceUpdatedNotificationParam,
-    SamplingMessage, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    Tool, UnsubscribeRequestParams,
+    CreateMessageRequestParams, ElicitRequest, ElicitRequestParams, ElicitationSchema,
+    InputRequest, InputRequests, InputRequiredResult, JsonObject, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceUpdatedNotificationParam, SamplingMessage, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -111,7 +111,10 @@ fn internal(error: impl std::fmt::Display) -> ErrorData {
 /// The text of a sampling answer (`content` an object or an array).
 fn sampled_text(result: &Value) -> String {
     let content = &result["content"];
-    let first = content.as_array().and_then(|a| a.first()).unwrap_or(content);
+    let first = content
+        .as_array()
+        .and_then(|a| a.first())
+        .unwrap_or(content);
     first["text"].as_str().unwrap_or_default().to_owned()
 }
 
@@ -191,7 +194,9 @@ impl Interop {
     ) -> Result<CallToolResponse, ErrorData> {
         let answer = match self.era {
             Era::Stateless => match Self::input_round(request, || {
-                Ok(InputRequest::Elicitation(ElicitRequest::new(name_request()?)))
+                Ok(InputRequest::Elicitation(ElicitRequest::new(
+                    name_request()?
+                )))
             })? {
                 Ok(answer) => answer,
                 Err(ask) => return Ok(ask),
@@ -337,9 +342,9 @@ impl ServerHandler for Interop {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         match self.era {
-            Era::Legacy => Cow::Borrowed(ProtocolVersion::known_up_to(
-                &ProtocolVersion::V_2025_11_25,
-            )),
+            Era::Legacy => {
+                Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+            }
             Era::Stateless => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
         }
     }
