@@ -10,8 +10,9 @@
 //! helper programs and the examples), `redis` (a redis-server of the test's
 //! own), `jwks` (an authorization server's metadata and signing keys), and
 //! for the tests with other SDKs' peers `interop` (the
-//! `tests/interop/` harnesses) and `legacy_clients` (the 2025-era clients'
-//! summary checks).
+//! `tests/interop/` harnesses), `legacy_clients` (the 2025-era clients'
+//! summary checks) and `peer_servers` (the other SDKs' servers that our
+//! client is tested against).
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::HashMap;
@@ -30,6 +31,7 @@ pub mod interop;
 pub mod jwks;
 pub mod legacy_clients;
 pub mod peer;
+pub mod peer_servers;
 pub mod process;
 #[path = "../../../tests/fleet/redis_server.rs"]
 pub mod redis;
