@@ -72,12 +72,14 @@ mod answering;
 mod call;
 mod error;
 mod fulfil;
+mod tasks;
 mod transport;
 
 pub use answering::{Asked, InputResponse};
 pub use call::{Call, arguments};
 pub use error::ClientError;
 pub use fulfil::{Handlers, Retry, Step, form_answer};
+pub use tasks::{Started, TaskHandle};
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -178,6 +180,8 @@ pub struct ClientBuilder {
     client_info: Implementation,
     handlers: Handlers,
     limits: ClientLimits,
+    /// Whether requests declare the tasks extension ([`ClientBuilder::tasks`]).
+    tasks: bool,
 }
 
 impl ClientBuilder {
@@ -187,6 +191,7 @@ impl ClientBuilder {
             client_info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
             handlers: Handlers::default(),
             limits: ClientLimits::default(),
+            tasks: false,
         }
     }
 
@@ -238,7 +243,7 @@ impl ClientBuilder {
         };
         Ok(Client {
             transport,
-            capabilities: self.handlers.capabilities(),
+            capabilities: tasks::declared(self.handlers.capabilities(), self.tasks),
             client_info: self.client_info,
             handlers: self.handlers,
             limits: self.limits,
