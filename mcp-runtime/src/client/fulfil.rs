@@ -365,7 +365,7 @@ impl Client {
             {
                 Ended::Complete(result) => Ok(result),
                 Ended::Task(created, fulfilled) => {
-                    tasks::settle(self, created, per_call, &capabilities, fulfilled).await
+                    tasks::settle(self, &created, per_call, &capabilities, fulfilled).await
                 }
             }
         };

@@ -53,7 +53,7 @@ pub(super) enum Round<T> {
     /// A complete result or an `InputRequiredResult`.
     Step(Step<T>),
     /// The `CreateTaskResult`.
-    Task(Task),
+    Task(Box<Task>),
 }
 
 /// How the rounds of a call before its task ended.
@@ -61,7 +61,7 @@ pub(super) enum Ended<T> {
     /// The server answered directly.
     Complete(T),
     /// The server created this task, after this many fulfilled rounds.
-    Task(Task, usize),
+    Task(Box<Task>, usize),
 }
 
 /// `capabilities`, declaring the tasks extension when `tasks` is set.
@@ -90,11 +90,11 @@ pub(super) fn created(
     kind: String,
     result: Value,
     capabilities: &ClientCapabilities,
-) -> Result<Task, ClientError> {
+) -> Result<Box<Task>, ClientError> {
     if kind != TASK_RESULT_TYPE || !declares(capabilities) {
         return Err(ClientError::UnknownResultType(kind));
     }
-    read_task(result, None, TOOLS_CALL)
+    read_task(result, None, TOOLS_CALL).map(Box::new)
 }
 
 /// Reads a task from the answer to `method`; it must name `expected` when
@@ -212,12 +212,12 @@ async fn get(
 /// towards `max_rounds`. Not bounded in time here: the callers are.
 pub(super) async fn settle<T: DeserializeOwned>(
     client: &Client,
-    created: Task,
+    created: &Task,
     per_call: Option<&PerCall<'_>>,
     capabilities: &ClientCapabilities,
     fulfilled: usize,
 ) -> Result<T, ClientError> {
-    let task_id = created.task_id;
+    let task_id = created.task_id.clone();
     let mut rounds = fulfilled;
     let mut delay = match created.status {
         TaskStatus::Working => poll_delay(created.poll_interval_ms),
@@ -295,8 +295,8 @@ pub enum Started<'a> {
 /// from a destructor, which cannot be awaited or reported.
 pub struct TaskHandle<'a> {
     client: &'a Client,
-    created: Task,
-    capabilities: ClientCapabilities,
+    created: Box<Task>,
+    capabilities: Box<ClientCapabilities>,
     answering: Option<PerCall<'a>>,
     /// Input rounds answered before the task existed.
     fulfilled: usize,
@@ -352,7 +352,7 @@ impl<'a> TaskHandle<'a> {
         let limit = self.client.limits.max_duration;
         let settled = settle(
             self.client,
-            self.created.clone(),
+            &self.created,
             self.answering.as_ref(),
             &self.capabilities,
             self.fulfilled,
@@ -457,7 +457,7 @@ impl<'a> Call<'a, CallToolResult> {
             Ended::Task(created, fulfilled) => Started::Task(TaskHandle {
                 client,
                 created,
-                capabilities,
+                capabilities: Box::new(capabilities),
                 answering,
                 fulfilled,
             }),
