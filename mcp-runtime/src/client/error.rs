@@ -141,4 +141,11 @@ impl fmt::Display for ClientError {
     }
 }
 
-impl std::error::Error for ClientError {}
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::TaskRequest { error, .. } => Some(error.as_ref()),
+            _ => None,
+        }
+    }
+}
