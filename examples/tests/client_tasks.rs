@@ -22,7 +22,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_runtime::client::{Client, ClientBuilder, ClientError, InputResponse, Started};
+use mcp_runtime::client::{Client, ClientBuilder, ClientError, InputResponse, Retry, Started};
 use mcp_runtime::schema::{
     CallToolResult, ElicitRequestFormParams, ElicitResult, ElicitValue, TaskStatus,
 };
@@ -102,6 +102,24 @@ async fn call_tool_awaits_a_task_that_works_in_the_background() {
             .await
             .unwrap();
         assert_eq!(text(&result), "computed work in 1 s");
+
+        // Work that ends within the creation window is answered directly.
+        match client
+            .call_tool_with("slow_compute", &json!({"seconds": 0}))
+            .start()
+            .await
+            .unwrap()
+        {
+            Started::Complete(result) => assert_eq!(text(&result), "computed work in 0 s"),
+            Started::Task(task) => panic!("a task for no work: {task:?}"),
+        }
+        // A single round has no place for a task.
+        let mut arguments = mcp_runtime::schema::JsonObject::new();
+        arguments.insert("filename".into(), json!("once.txt"));
+        let once = client
+            .call_tool_once("confirm_delete", Some(arguments), &Retry::none())
+            .await;
+        assert_eq!(once, Err(ClientError::UnknownResultType("task".into())));
     })
     .await;
 }
