@@ -333,7 +333,9 @@ impl Client {
             ResultType::InputRequired => {
                 decode(result).map(|r| Round::Step(Step::InputRequired(r)))
             }
-            ResultType::Other(kind) => tasks::created(kind, result, capabilities).map(Round::Task),
+            ResultType::Other(kind) => {
+                tasks::created(method, kind, result, capabilities).map(Round::Task)
+            }
         }
     }
 

@@ -83,15 +83,18 @@ fn declares(capabilities: &ClientCapabilities) -> bool {
         .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION))
 }
 
-/// The task of a result whose `resultType` is `kind`: a `CreateTaskResult`
-/// when `kind` is `"task"` and the request declared the extension;
-/// otherwise `kind` is unknown, as the specification says.
+/// The task of a result of `method` whose `resultType` is `kind`: a
+/// `CreateTaskResult` when `kind` is `"task"`, the request a `tools/call`
+/// (the only request the extension makes a task of) and its capabilities
+/// declare the extension; otherwise `kind` is unknown, as the
+/// specification says.
 pub(super) fn created(
+    method: &str,
     kind: String,
     result: Value,
     capabilities: &ClientCapabilities,
 ) -> Result<Box<Task>, ClientError> {
-    if kind != TASK_RESULT_TYPE || !declares(capabilities) {
+    if kind != TASK_RESULT_TYPE || method != TOOLS_CALL || !declares(capabilities) {
         return Err(ClientError::UnknownResultType(kind));
     }
     read_task(result, None, TOOLS_CALL).map(Box::new)
@@ -540,19 +543,20 @@ mod tests {
     #[test]
     fn a_task_is_taken_only_when_declared_and_named_task() {
         let declared = with_tasks();
-        let task_made = created("task".into(), task("working"), &declared).unwrap();
+        let task_made = created(TOOLS_CALL, "task".into(), task("working"), &declared).unwrap();
         assert_eq!(task_made.task_id, "t1");
+        let undeclared = ClientCapabilities::default();
         assert_eq!(
-            created(
-                "task".into(),
-                task("working"),
-                &ClientCapabilities::default()
-            ),
+            created(TOOLS_CALL, "task".into(), task("working"), &undeclared),
             Err(ClientError::UnknownResultType("task".into()))
         );
         assert_eq!(
-            created("job".into(), task("working"), &declared),
+            created(TOOLS_CALL, "job".into(), task("working"), &declared),
             Err(ClientError::UnknownResultType("job".into()))
+        );
+        assert_eq!(
+            created("prompts/get", "task".into(), task("working"), &declared),
+            Err(ClientError::UnknownResultType("task".into()))
         );
         assert!(!declares(&ClientCapabilities::default()));
         assert!(declares(&declared));
