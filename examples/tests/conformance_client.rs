@@ -1,18 +1,26 @@
-//! The official suite's client scenarios (2026-07-28, those that need no
-//! authorization server) against this build of `conformance-client`, via
-//! `tests/conformance/run-client.sh` (which installs the pinned suite).
+//! The official suite's client scenarios that need no authorization server,
+//! against this build of `conformance-client`, via
+//! `tests/conformance/run-client.sh` (which installs the pinned suite): the
+//! 7 of 2026-07-28, and the 4 of 2025-11-25, which the client reaches
+//! through a 2025-era session after its `server/discover` probe fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::{Mutex, PoisonError};
 
-#[test]
-fn client_conformance_scenarios_pass() {
+/// One set at a time: `sse-retry` measures the client's reconnection delay.
+static SUITE: Mutex<()> = Mutex::new(());
+
+/// Runs the scenarios of `spec_version` and checks that all `expected` passed.
+fn scenarios_pass(spec_version: &str, expected: usize) {
+    let _one_at_a_time = SUITE.lock().unwrap_or_else(PoisonError::into_inner);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("conformance-client");
     let output = Command::new("bash")
         .arg(repo.join("tests/conformance/run-client.sh"))
+        .args(["--spec-version", spec_version])
         .arg(env!("CARGO_BIN_EXE_conformance-client"))
         .env("MCP_CONFORMANCE_OUT", &out)
         .output()
@@ -25,8 +33,16 @@ fn client_conformance_scenarios_pass() {
         "client conformance scenarios failed ({}):\n{stdout}\n{stderr}",
         output.status
     );
-    assert!(
-        stdout.contains("conformance-client: 7 passed, 0 failed"),
-        "unexpected summary:\n{stdout}"
-    );
+    let summary = format!("conformance-client ({spec_version}): {expected} passed, 0 failed");
+    assert!(stdout.contains(&summary), "unexpected summary:\n{stdout}");
+}
+
+#[test]
+fn client_scenarios_of_2026_07_28_pass() {
+    scenarios_pass("2026-07-28", 7);
+}
+
+#[test]
+fn client_scenarios_of_2025_11_25_pass() {
+    scenarios_pass("2025-11-25", 4);
 }

@@ -6,7 +6,7 @@
 # the client reaches through its 2025-era session.
 #
 # Usage: tests/conformance/run-client.sh [--spec-version VERSION] CLIENT_BINARY [SCENARIO...]
-# Prints one line per scenario and `conformance-client: N passed, M failed`;
+# Prints one line per scenario and `conformance-client (VERSION): N passed, M failed`;
 # exits non-zero unless every scenario passed (the suite fails a scenario on
 # any FAILURE or WARNING, a timeout, or a non-zero exit of the client).
 set -euo pipefail

@@ -137,7 +137,7 @@ pub struct ClientBuilder {
     headers: Vec<(String, String)>,
     on_notification: Option<NotificationHandler>,
     tap: Option<MessageTap>,
-    tasks: bool,
+    pub(super) tasks: bool,
 }
 
 impl ClientBuilder {
@@ -200,13 +200,6 @@ impl ClientBuilder {
         self
     }
 
-    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`) on
-    /// every request, so that a server may run a tool call as a task.
-    pub fn tasks(mut self) -> Self {
-        self.tasks = true;
-        self
-    }
-
     /// Sets every limit at once (see [`ClientLimits`] for each and its
     /// default).
     pub fn limits(mut self, limits: ClientLimits) -> Self {
@@ -246,16 +239,7 @@ impl ClientBuilder {
     /// server). [`Client::era`] and [`Client::server_capabilities`] tell
     /// what was negotiated.
     pub async fn connect(self) -> Result<Client, ClientError> {
-        let mut capabilities = self.handlers.capabilities();
-        if self.tasks {
-            capabilities
-                .extensions
-                .get_or_insert_with(Default::default)
-                .insert(
-                    crate::schema::TASKS_EXTENSION.into(),
-                    Value::Object(Default::default()),
-                );
-        }
+        let capabilities = super::tasks::declared(self.handlers.capabilities(), self.tasks);
         let handlers = self.handlers.clone();
         let (router, replies) =
             Router::new(self.handlers, self.on_notification, self.tap, &self.limits);

@@ -129,6 +129,23 @@ impl<'a, T> Call<'a, T> {
     }
 }
 
+impl<'a, T> Call<'a, T> {
+    /// What the call holds: its client, method, parameters (or why its
+    /// arguments could not be encoded) and per-call handler.
+    pub(super) fn into_parts(self) -> CallParts<'a> {
+        (self.client, self.method, self.params, self.answering)
+    }
+}
+
+/// [`Call::into_parts`]: the client, the method, the parameters and the
+/// per-call handler.
+pub(super) type CallParts<'a> = (
+    &'a Client,
+    &'static str,
+    Result<JsonObject, ClientError>,
+    Option<PerCall<'a>>,
+);
+
 impl<'a, T: DeserializeOwned> Call<'a, T> {
     /// Sends the call and fulfils its input requests until the result is
     /// complete (what awaiting the call does).

@@ -56,6 +56,53 @@ pub enum ClientError {
     /// The typed arguments of a call did not serialise to a JSON object
     /// (for a prompt, an object of strings); nothing was sent.
     InvalidArguments(String),
+    /// The task the call became failed: it carries the JSON-RPC error the
+    /// `tools/call` would have returned.
+    TaskFailed {
+        /// The task.
+        task_id: String,
+        /// The task's `error`.
+        error: ErrorObject,
+    },
+    /// The task the call became was cancelled (by this client or another
+    /// holder of its id) before it finished.
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+        /// The server's `statusMessage`, when it gave one.
+        message: Option<String>,
+    },
+    /// A task's `status` is none of the five the extension defines.
+    UnknownTaskStatus {
+        /// The task.
+        task_id: String,
+        /// The request that returned it (`tools/call`, `tasks/get`).
+        method: String,
+        /// The status as it came.
+        status: String,
+    },
+    /// A task request's answer was not what the extension defines: a
+    /// missing field, another task's id, a finished task without its
+    /// result or error.
+    MalformedTask {
+        /// The task (as far as it is known).
+        task_id: String,
+        /// The request that returned the answer.
+        method: String,
+        /// What was wrong.
+        detail: String,
+    },
+    /// A request about a task (`tasks/get`, `tasks/update`, `tasks/cancel`)
+    /// failed; `error` says how (a [`ClientError::Protocol`] error for
+    /// `-32602 Unknown task`, for example).
+    TaskRequest {
+        /// The task.
+        task_id: String,
+        /// The request that failed.
+        method: String,
+        /// Why it failed.
+        error: Box<ClientError>,
+    },
 }
 
 impl ClientError {
@@ -98,8 +145,42 @@ impl fmt::Display for ClientError {
             Self::MalformedResponse(detail) => write!(f, "malformed response: {detail}"),
             Self::Encode(detail) => write!(f, "cannot encode the request: {detail}"),
             Self::InvalidArguments(detail) => write!(f, "invalid arguments: {detail}"),
+            Self::TaskFailed { task_id, error } => write!(
+                f,
+                "task {task_id} failed with error {}: {}",
+                error.code, error.message
+            ),
+            Self::TaskCancelled { task_id, message } => match message {
+                Some(message) => write!(f, "task {task_id} was cancelled: {message}"),
+                None => write!(f, "task {task_id} was cancelled"),
+            },
+            Self::UnknownTaskStatus {
+                task_id,
+                method,
+                status,
+            } => write!(
+                f,
+                "{method} gave task {task_id} an unknown status {status:?}"
+            ),
+            Self::MalformedTask {
+                task_id,
+                method,
+                detail,
+            } => write!(f, "malformed {method} answer for task {task_id}: {detail}"),
+            Self::TaskRequest {
+                task_id,
+                method,
+                error,
+            } => write!(f, "{method} for task {task_id} failed: {error}"),
         }
     }
 }
 
-impl std::error::Error for ClientError {}
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::TaskRequest { error, .. } => Some(error.as_ref()),
+            _ => None,
+        }
+    }
+}

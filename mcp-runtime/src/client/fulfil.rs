@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::answering::{PerCall, answer_round, with_elicitation};
+use super::tasks::{self, Ended, Round, TASK_RESULT_TYPE};
 use super::{Client, ClientBuilder, ClientError, capabilities_of, decode, result_type};
 use crate::BoxFuture;
 use crate::form::ElicitForm;
@@ -300,27 +301,52 @@ impl Client {
         params: JsonObject,
         retry: &Retry,
     ) -> Result<Step<T>, ClientError> {
-        self.once_as(method, params, retry, &self.capabilities, None)
+        self.once_as(method, params, retry, &self.capabilities)
             .await
     }
 
-    /// One round, declaring `capabilities` in its `_meta`.
+    /// One round, declaring `capabilities` in its `_meta`. A task
+    /// (`resultType: "task"`) is an unknown result type here: only the
+    /// auto-fulfilling calls and `Call::start` take one.
     async fn once_as<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: JsonObject,
+        retry: &Retry,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Step<T>, ClientError> {
+        match self
+            .round_as(method, params, retry, capabilities, None)
+            .await?
+        {
+            Round::Step(step) => Ok(step),
+            Round::Task(_) => Err(ClientError::UnknownResultType(TASK_RESULT_TYPE.into())),
+        }
+    }
+
+    /// One round, declaring `capabilities` in its `_meta`: a step, or the
+    /// task the server created (only when `capabilities` declare the tasks
+    /// extension; see [`tasks::created`]).
+    async fn round_as<T: DeserializeOwned>(
         &self,
         method: &str,
         mut params: JsonObject,
         retry: &Retry,
         capabilities: &ClientCapabilities,
         progress: Option<&ProgressToken>,
-    ) -> Result<Step<T>, ClientError> {
+    ) -> Result<Round<T>, ClientError> {
         retry.apply(&mut params);
         let result = self
             .request_as(method, params, capabilities, progress)
             .await?;
         match result_type(&result)? {
-            ResultType::Complete => decode(result).map(Step::Complete),
-            ResultType::InputRequired => decode(result).map(Step::InputRequired),
-            ResultType::Other(kind) => Err(ClientError::UnknownResultType(kind)),
+            ResultType::Complete => decode(result).map(|r| Round::Step(Step::Complete(r))),
+            ResultType::InputRequired => {
+                decode(result).map(|r| Round::Step(Step::InputRequired(r)))
+            }
+            ResultType::Other(kind) => {
+                tasks::created(method, kind, result, capabilities).map(Round::Task)
+            }
         }
     }
 
@@ -347,35 +373,58 @@ impl Client {
             None => self.capabilities.clone(),
         };
         let rounds = async {
-            let mut retry = Retry::none();
-            let mut fulfilled = 0usize;
-            loop {
-                let step = self
-                    .once_as(method, params.clone(), &retry, &capabilities, progress)
-                    .await?;
-                match step {
-                    Step::Complete(result) => return Ok(result),
-                    Step::InputRequired(asked) => {
-                        if fulfilled >= self.limits.max_rounds {
-                            return Err(ClientError::RoundsExceeded {
-                                max_rounds: self.limits.max_rounds,
-                            });
-                        }
-                        let responses = match per_call {
-                            Some(per_call) => {
-                                answer_round(per_call, &self.handlers, &asked).await?
-                            }
-                            None => self.handlers.fulfil(&asked).await?,
-                        };
-                        fulfilled += 1;
-                        retry = Retry::answering(&asked, responses);
-                    }
+            match self
+                .until_task(method, params, per_call, &capabilities, progress)
+                .await?
+            {
+                Ended::Complete(result) => Ok(result),
+                Ended::Task(created, fulfilled) => {
+                    tasks::settle(self, &created, per_call, &capabilities, fulfilled).await
                 }
             }
         };
         tokio::time::timeout(limit, rounds)
             .await
             .map_err(|_| ClientError::Timeout(limit))?
+    }
+
+    /// The rounds of a call until its result is complete or the server
+    /// creates a task, with how many rounds were fulfilled before it.
+    pub(super) async fn until_task<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: JsonObject,
+        per_call: Option<&PerCall<'_>>,
+        capabilities: &ClientCapabilities,
+        progress: Option<&ProgressToken>,
+    ) -> Result<Ended<T>, ClientError> {
+        let mut retry = Retry::none();
+        let mut fulfilled = 0usize;
+        loop {
+            let step = match self
+                .round_as(method, params.clone(), &retry, capabilities, progress)
+                .await?
+            {
+                Round::Step(step) => step,
+                Round::Task(created) => return Ok(Ended::Task(created, fulfilled)),
+            };
+            match step {
+                Step::Complete(result) => return Ok(Ended::Complete(result)),
+                Step::InputRequired(asked) => {
+                    if fulfilled >= self.limits.max_rounds {
+                        return Err(ClientError::RoundsExceeded {
+                            max_rounds: self.limits.max_rounds,
+                        });
+                    }
+                    let responses = match per_call {
+                        Some(per_call) => answer_round(per_call, &self.handlers, &asked).await?,
+                        None => self.handlers.fulfil(&asked).await?,
+                    };
+                    fulfilled += 1;
+                    retry = Retry::answering(&asked, responses);
+                }
+            }
+        }
     }
 }
 

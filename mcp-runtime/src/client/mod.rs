@@ -96,6 +96,7 @@ mod fulfil;
 mod inbound;
 mod lists;
 mod notifications;
+mod tasks;
 mod wire;
 
 pub use answering::{Asked, InputResponse};
@@ -109,6 +110,7 @@ pub use error::ClientError;
 pub use fulfil::{Handlers, Retry, Step, form_answer};
 pub use lists::ListKind;
 pub use notifications::{Direction, ServerNotification};
+pub use tasks::{Started, TaskHandle};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
