@@ -72,12 +72,14 @@ mod answering;
 mod call;
 mod error;
 mod fulfil;
+mod raw;
 mod transport;
 
 pub use answering::{Asked, InputResponse};
 pub use call::{Call, arguments};
 pub use error::ClientError;
 pub use fulfil::{Handlers, Retry, Step, form_answer};
+pub use raw::ListKind;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
