@@ -298,11 +298,11 @@ fn ask_field(field: &Field, input: &mut dyn BufRead, output: &mut dyn Write) -> 
             if let Kind::Choice(choices) | Kind::Choices(choices) = &kind {
                 let _ = writeln!(output, "{label}:");
                 for (i, (value, name)) in choices.iter().enumerate() {
-                    match name == value {
-                        true => writeln!(output, "  {}) {value}", i + 1),
-                        false => writeln!(output, "  {}) {name} ({value})", i + 1),
-                    }
-                    .unwrap_or(());
+                    let _ = if name == value {
+                        writeln!(output, "  {}) {value}", i + 1)
+                    } else {
+                        writeln!(output, "  {}) {name} ({value})", i + 1)
+                    };
                 }
                 let _ = write!(output, "choose{hint}: ");
             } else {

@@ -153,14 +153,16 @@ mod tests {
         let (items, next) = page.split();
         assert_eq!(items[0]["x-extra"], 1);
         assert_eq!(next.as_deref(), Some("2"));
-        let last: RawTemplates =
-            serde_json::from_value(json!({"resourceTemplates": []})).unwrap();
+        let last: RawTemplates = serde_json::from_value(json!({"resourceTemplates": []})).unwrap();
         assert_eq!(last.split(), (vec![], None));
     }
 
     #[test]
     fn list_kinds_name_their_methods() {
         assert_eq!(ListKind::Tools.method(), "tools/list");
-        assert_eq!(ListKind::ResourceTemplates.method(), "resources/templates/list");
+        assert_eq!(
+            ListKind::ResourceTemplates.method(),
+            "resources/templates/list"
+        );
     }
 }
