@@ -594,3 +594,56 @@ fn stdio_errors_exit_2_and_tool_errors_1() {
     let ran = mcp(&["call", &target, "no_such_tool"]);
     assert_failed(&ran, &[&target, "tools/call of \"no_such_tool\" failed"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The terminal
+// ---------------------------------------------------------------------------------------------
+
+/// With stdin a terminal (a pty from util-linux `script`), each field is
+/// asked by its label and type: a number out of range is asked again, a
+/// choice is taken by its number. Skipped, saying so, where `script` is
+/// missing.
+#[test]
+fn on_a_terminal_forms_are_asked_field_by_field() {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_script {
+        eprintln!("skipped: util-linux `script` (to give mcp a terminal) is not installed");
+        return;
+    }
+    let server = Server::http(INTEROP);
+    let line = [
+        env!("CARGO_BIN_EXE_mcp"),
+        "call",
+        &server.url,
+        "book_table",
+        r#"{"restaurant": "Tty"}"#,
+    ]
+    .iter()
+    .map(|word| shlex::try_quote(word).expect("no NUL").into_owned())
+    .collect::<Vec<_>>()
+    .join(" ");
+    let mut command = Command::new("script");
+    command
+        .args(["-qec", &line, "/dev/null"])
+        .env("RUST_LOG", "warn");
+    let ran = run_bounded(command, "20\n3\n2\n", RUN_LIMIT);
+    assert_eq!(ran.code(), Some(0), "{}", ran.describe());
+    // The pty carries the prompts (stderr) and the result (stdout) alike.
+    for shown in [
+        "How many guests are coming?",
+        "at most 12, please",
+        "2) late",
+        "Booked Tty for 3, late sitting.",
+    ] {
+        assert!(
+            ran.stdout.contains(shown),
+            "{shown:?} missing: {}",
+            ran.describe()
+        );
+    }
+}
