@@ -32,6 +32,12 @@ pub enum ListKind {
 }
 
 impl ListKind {
+    /// The method that reads the list: `tools/list`, `prompts/list`,
+    /// `resources/list` or `resources/templates/list`.
+    pub fn method(self) -> &'static str {
+        self.method_and_member().0
+    }
+
     /// The method that reads the list, and the result member holding it.
     fn method_and_member(self) -> (&'static str, &'static str) {
         match self {
@@ -88,6 +94,10 @@ impl Client {
     /// server already returned ends the walk with an error instead of a
     /// loop.
     pub async fn list_json(&self, kind: ListKind) -> Result<Vec<Value>, ClientError> {
+        if kind == ListKind::Tools {
+            // Read as tools too, for the `Mcp-Param-*` headers of later calls.
+            self.list_tools().await?;
+        }
         Ok(self.list_values(kind).await?.as_ref().clone())
     }
 

@@ -96,6 +96,7 @@ mod fulfil;
 mod inbound;
 mod lists;
 mod notifications;
+mod raw;
 mod tasks;
 mod wire;
 

@@ -165,7 +165,7 @@ impl HttpWire {
             .post(message, &[], &session)?
             .send()
             .await
-            .map_err(|e| ClientError::Transport(format!("POST {}: {e}", self.url)))?;
+            .map_err(|e| ClientError::Transport(failed_to_send(e)))?;
         let status = response.status();
         if status.is_success() {
             Ok(())
@@ -197,7 +197,7 @@ impl HttpWire {
             .post(body, extra, &session)?
             .send()
             .await
-            .map_err(|e| ClientError::Transport(format!("POST {}: {e}", self.url)))?;
+            .map_err(|e| ClientError::Transport(failed_to_send(e)))?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND && session.id.is_some() {
             return Err(ClientError::SessionExpired);
@@ -328,7 +328,7 @@ impl HttpWire {
         let response = request
             .send()
             .await
-            .map_err(|e| ClientError::Transport(format!("GET {}: {e}", self.url)))?;
+            .map_err(|e| ClientError::Transport(format!("GET: {}", failed_to_send(e))))?;
         Ok(response.status().is_success().then_some(response))
     }
 
@@ -382,6 +382,20 @@ impl HttpWire {
             tracing::debug!("DELETE {}: {e}", self.url);
         }
     }
+}
+
+/// Why a request could not be sent, with the causes reqwest keeps inside
+/// (connection refused, a TLS failure), without repeating the URL.
+fn failed_to_send(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// Reads a body of at most `limit` bytes.
