@@ -6,7 +6,9 @@
 //! - the TypeScript SDK v1 (`tests/interop/typescript-v1/server.mjs`),
 //! - the Python SDK 1.x's FastMCP (`tests/interop/python-v1/server.py`),
 //! - rmcp 3.11 (`tests/interop/rmcp/`) in the 2025 era and in the
-//!   2026-07-28 (stateless) era.
+//!   2026-07-28 (stateless) era;
+//! - and, for comparison, our own `peer-tools-server`, which serves both
+//!   eras on one endpoint.
 //!
 //! Each is installed (or built) on first use in a test process by its
 //! harness's `setup.sh`. Over HTTP a server listens on a free port of
@@ -59,10 +61,12 @@ pub enum PeerServer {
     /// rmcp 3.11 with `--era 2026`: 2026-07-28 only (stateless,
     /// `server/discover`, `InputRequiredResult` rounds).
     Rmcp2026,
+    /// This SDK's `peer-tools-server`: both eras on one endpoint.
+    Ours,
 }
 
 impl PeerServer {
-    /// Every peer server.
+    /// Every other SDK's server.
     pub const ALL: [PeerServer; 4] = [
         PeerServer::TypeScriptV1,
         PeerServer::PythonV1,
@@ -77,6 +81,7 @@ impl PeerServer {
             PeerServer::PythonV1 => "python-v1",
             PeerServer::Rmcp2025 => "rmcp-2025",
             PeerServer::Rmcp2026 => "rmcp-2026",
+            PeerServer::Ours => "ours",
         }
     }
 
@@ -94,6 +99,10 @@ impl PeerServer {
             PeerServer::PythonV1 => script(&PYTHON_V1, "server.py"),
             PeerServer::Rmcp2025 => (rmcp_server().clone(), vec!["--era".into(), "2025".into()]),
             PeerServer::Rmcp2026 => (rmcp_server().clone(), vec!["--era".into(), "2026".into()]),
+            PeerServer::Ours => (
+                PathBuf::from(env!("CARGO_BIN_EXE_peer-tools-server")),
+                vec![],
+            ),
         }
     }
 

@@ -228,6 +228,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Bounds the wait for each response
+    /// ([`ClientLimits::request_timeout`], default 2 min).
+    pub fn request_timeout(mut self, limit: Duration) -> Self {
+        self.limits.request_timeout = limit;
+        self
+    }
+
     /// Mutable access to the handlers; the `on_*` methods are shorthands.
     pub fn handlers_mut(&mut self) -> &mut Handlers {
         &mut self.handlers
@@ -268,7 +275,7 @@ impl ClientBuilder {
             handlers,
             client_info: self.client_info,
             limits: self.limits,
-            next_id: AtomicI64::new(1),
+            next_id: Arc::new(AtomicI64::new(1)),
             param_headers: Default::default(),
             lists: Default::default(),
         };

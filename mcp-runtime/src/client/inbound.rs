@@ -22,7 +22,7 @@ use super::notifications::{Direction, ServerNotification};
 use super::{ClientError, ClientLimits, Handlers};
 use crate::schema::{
     CancelledNotificationParams, InputRequest, ProgressNotificationParams, ProgressToken,
-    RequestId, codes, input_methods, notification_methods,
+    RequestId, codes, input_methods, meta_keys, notification_methods,
 };
 
 /// A handler of every notification.
@@ -35,6 +35,8 @@ pub(super) type MessageTap = Arc<dyn Fn(Direction, &Value) + Send + Sync>;
 /// The routing table of one connection.
 pub(super) struct Router {
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Value>>>,
+    /// `subscriptions/listen` requests awaiting their acknowledgement.
+    acknowledgements: Mutex<HashMap<RequestId, oneshot::Sender<Value>>>,
     progress: Mutex<HashMap<ProgressToken, ProgressHandler>>,
     handlers: Handlers,
     on_notification: Option<NotificationHandler>,
@@ -65,6 +67,7 @@ impl Router {
         let (replies, queue) = mpsc::channel(max);
         let router = Self {
             pending: Mutex::default(),
+            acknowledgements: Mutex::default(),
             progress: Mutex::default(),
             handlers,
             on_notification,
@@ -85,6 +88,16 @@ impl Router {
         let (tx, rx) = oneshot::channel();
         if let Ok(mut pending) = self.pending.lock() {
             pending.insert(id.clone(), tx);
+        }
+        rx
+    }
+
+    /// Registers a `subscriptions/listen` request; the filter the server
+    /// acknowledges is delivered to the receiver.
+    pub(super) fn expect_acknowledgement(&self, id: &RequestId) -> oneshot::Receiver<Value> {
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut waiting) = self.acknowledgements.lock() {
+            waiting.insert(id.clone(), tx);
         }
         rx
     }
@@ -188,6 +201,22 @@ impl Router {
                 if let Some(handle) = handle {
                     handle.abort();
                 }
+            }
+            return;
+        }
+        if method == notification_methods::SUBSCRIPTIONS_ACKNOWLEDGED {
+            let id = params
+                .as_ref()
+                .and_then(|p| p.get("_meta")?.get(meta_keys::SUBSCRIPTION_ID))
+                .and_then(RequestId::from_json);
+            let waiter = id.and_then(|id| self.acknowledgements.lock().ok()?.remove(&id));
+            if let Some(waiter) = waiter {
+                let honoured = params
+                    .as_ref()
+                    .and_then(|p| p.get("notifications"))
+                    .cloned()
+                    .unwrap_or_default();
+                let _ = waiter.send(honoured);
             }
             return;
         }

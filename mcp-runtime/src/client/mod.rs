@@ -97,6 +97,7 @@ mod inbound;
 mod lists;
 mod notifications;
 mod raw;
+mod subscriptions;
 mod tasks;
 mod wire;
 
@@ -111,6 +112,7 @@ pub use error::ClientError;
 pub use fulfil::{Handlers, Retry, Step, form_answer};
 pub use lists::ListKind;
 pub use notifications::{Direction, ServerNotification};
+pub use subscriptions::Subscription;
 pub use tasks::{Started, TaskHandle};
 
 use std::collections::HashMap;
@@ -188,7 +190,7 @@ pub struct Client {
     handlers: Handlers,
     client_info: Implementation,
     limits: ClientLimits,
-    next_id: AtomicI64,
+    next_id: Arc<AtomicI64>,
     /// Per tool, its `x-mcp-header` annotations: (property, header name).
     param_headers: std::sync::Mutex<HashMap<String, Vec<(String, String)>>>,
     lists: lists::ListCache,
@@ -449,9 +451,22 @@ impl Client {
         &self,
         era: Era,
         method: &str,
-        mut params: JsonObject,
+        params: JsonObject,
         framed: &Framed<'_>,
     ) -> Result<Value, ClientError> {
+        let (id, body, headers) = self.frame(era, method, params, framed);
+        let response = self.exchange(era, method, &id, &body, &headers).await?;
+        self.result_of(method, response)
+    }
+
+    /// A request ready to send: its id, its message, its extra headers.
+    fn frame(
+        &self,
+        era: Era,
+        method: &str,
+        mut params: JsonObject,
+        framed: &Framed<'_>,
+    ) -> (RequestId, Value, Vec<(String, String)>) {
         match era {
             Era::Modern => {
                 let mut meta = RequestMeta::new(framed.capabilities.clone());
@@ -465,13 +480,22 @@ impl Client {
                 }
             }
         }
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = self.next_request_id();
         let headers = match era {
             Era::Modern => self.param_headers_for(method, &params),
             Era::Legacy => Vec::new(),
         };
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let mut response = self.exchange(era, method, &id, &body, &headers).await?;
+        (id, body, headers)
+    }
+
+    /// An id no other request of this client uses.
+    fn next_request_id(&self) -> RequestId {
+        RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The `result` of a response, or the server's error.
+    fn result_of(&self, method: &str, mut response: Value) -> Result<Value, ClientError> {
         if let Some(error) = response.get_mut("error") {
             let error = serde_json::from_value(error.take()).map_err(|e| {
                 ClientError::MalformedResponse(format!("unreadable error object: {e}"))
