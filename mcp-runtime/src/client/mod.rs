@@ -302,11 +302,7 @@ impl Client {
             Wire::Stdio(_) => self.router.set_hearing(true),
             Wire::Http(http) => {
                 let (http, router) = (Arc::clone(http), Arc::clone(&self.router));
-                let task = tokio::spawn(async move {
-                    router.set_hearing(true);
-                    http.listen(Arc::clone(&router)).await;
-                    router.set_hearing(false);
-                });
+                let task = tokio::spawn(async move { http.listen(router).await });
                 if let Ok(mut stream) = self.background.stream.lock()
                     && let Some(old) = stream.replace(task)
                 {

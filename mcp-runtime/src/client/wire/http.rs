@@ -333,7 +333,9 @@ impl HttpWire {
     }
 
     /// Keeps the session's GET stream open, routing what the server sends
-    /// on it, until the server declines it or it fails five times running.
+    /// on it, until the server declines it or it fails five times running;
+    /// the router knows whether the stream is open (a kept list is
+    /// trusted only while it is).
     pub(crate) async fn listen(self: Arc<Self>, router: Arc<Router>) {
         let mut decoder = Decoder::new(self.max_message_bytes);
         let mut failures = 0;
@@ -351,10 +353,13 @@ impl HttpWire {
                 }
             };
             let (_never, mut unanswered) = tokio::sync::oneshot::channel();
-            match self
+            router.set_hearing(true);
+            let read = self
                 .read_stream(&router, stream, &mut decoder, &mut unanswered)
-                .await
-            {
+                .await;
+            // Until the stream is back, a change could go unheard.
+            router.set_hearing(false);
+            match read {
                 Ok(_) => failures = 0,
                 Err(e) => {
                     tracing::warn!("the session's GET stream failed: {e}");
