@@ -532,7 +532,13 @@ impl Client {
                 in_flight.done = true;
                 outcome.map_err(|e| e.about(&self.target, method))
             }
-            Err(_) => Err(ClientError::Timeout(limit)),
+            Err(_) => {
+                tracing::warn!(
+                    "{}: no response to {method} (id {id}) within {limit:?}; cancelling it",
+                    self.target
+                );
+                Err(ClientError::Timeout(limit))
+            }
         }
     }
 
