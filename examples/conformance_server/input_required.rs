@@ -12,7 +12,7 @@
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::{
     CreateMessageRequestParams, CreateMessageResult, GetPromptResult, ListRootsResult,
-    PromptMessage, SamplingContent, SamplingContentBlock,
+    PromptMessage,
 };
 use serde::{Deserialize, Serialize};
 
@@ -56,22 +56,6 @@ pub(crate) fn sampled(ctx: &Ctx, key: &str) -> Option<CreateMessageResult> {
     serde_json::from_value(ctx.input_response(key)?.clone()).ok()
 }
 
-/// The text the model produced, from a sampling answer.
-pub(crate) fn sampled_text(result: &CreateMessageResult) -> String {
-    let blocks = match &result.content {
-        SamplingContent::One(block) => std::slice::from_ref(block),
-        SamplingContent::Many(blocks) => blocks.as_slice(),
-    };
-    blocks
-        .iter()
-        .filter_map(|block| match block {
-            SamplingContentBlock::Text(text) => Some(text.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The answer under `key` to a `roots/list` request.
 fn listed_roots(ctx: &Ctx, key: &str) -> Option<ListRootsResult> {
     serde_json::from_value(ctx.input_response(key)?.clone()).ok()
@@ -113,7 +97,7 @@ pub(crate) async fn test_input_required_result_sampling(ctx: Ctx) -> Reply<()> {
         Some(answer) => Reply::text(format!(
             "The model ({}) answered: {}",
             answer.model,
-            sampled_text(&answer)
+            answer.text()
         )),
         None => Reply::ask(
             "capital_question",
@@ -242,7 +226,7 @@ pub(crate) async fn test_input_required_result_multiple_inputs(
     };
     Reply::text(format!(
         "Name: {name}. Greeting: {}. The client shared {}.",
-        sampled_text(&greeting),
+        greeting.text(),
         describe_roots(&roots)
     ))
 }
@@ -309,23 +293,4 @@ pub(crate) async fn test_input_required_result_prompt(ctx: Ctx) -> Reply<(), Get
         }
     };
     Reply::done(GetPromptResult::new(vec![PromptMessage::user(text)]))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sampled_text_joins_the_text_blocks() {
-        let answer = serde_json::json!({
-            "role": "assistant",
-            "content": [{"type": "text", "text": "Paris"}, {"type": "text", "text": "it is."}],
-            "model": "test-model"
-        });
-        let answer: Result<CreateMessageResult, _> = serde_json::from_value(answer);
-        assert_eq!(
-            answer.map(|a| sampled_text(&a)).ok().as_deref(),
-            Some("Paris it is.")
-        );
-    }
 }

@@ -23,7 +23,7 @@ use mcp_runtime::schema::{
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::input_required::{sampled, sampled_text};
+use crate::input_required::sampled;
 
 /// The URI of the resource `resources-subscribe` and
 /// `resources-unsubscribe` subscribe to.
@@ -92,7 +92,7 @@ pub(crate) struct SamplingArgs {
 #[tool]
 pub(crate) async fn test_sampling(args: SamplingArgs, ctx: Ctx) -> Reply<()> {
     match sampled(&ctx, "llm_response") {
-        Some(answer) => Reply::text(format!("LLM response: {}", sampled_text(&answer))),
+        Some(answer) => Reply::text(format!("LLM response: {}", answer.text())),
         None => Reply::ask(
             "llm_response",
             InputRequest::sampling(CreateMessageRequestParams::user_text(args.prompt, 100)),

@@ -22,10 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::schema::{
-    CreateMessageRequestParams, CreateMessageResult, InputRequest, SamplingContent,
-    SamplingContentBlock,
-};
+use mcp_runtime::schema::{CreateMessageRequestParams, CreateMessageResult, InputRequest};
 use mcp_runtime::state::RequestStateSigner;
 use mcp_runtime::transport::{http::HttpTransport, stdio};
 use serde::Serialize;
@@ -59,28 +56,13 @@ async fn sample(ctx: Ctx) -> Reply<()> {
         .input_response("hi")
         .and_then(|answer| serde_json::from_value::<CreateMessageResult>(answer.clone()).ok());
     match answer {
-        Some(answer) => Reply::text(format!("sampled: {}", text_of(&answer))),
+        Some(answer) => Reply::text(format!("sampled: {}", answer.text())),
         #[allow(deprecated)]
         None => Reply::ask(
             "hi",
             InputRequest::sampling(CreateMessageRequestParams::user_text("Say hi", 50)),
         ),
     }
-}
-
-fn text_of(answer: &CreateMessageResult) -> String {
-    let blocks = match &answer.content {
-        SamplingContent::One(block) => std::slice::from_ref(block),
-        SamplingContent::Many(blocks) => blocks.as_slice(),
-    };
-    blocks
-        .iter()
-        .filter_map(|block| match block {
-            SamplingContentBlock::Text(text) => Some(text.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Reports three steps of progress.

@@ -191,3 +191,34 @@ pub struct CreateMessageResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
+
+impl CreateMessageResult {
+    /// The text the model produced: its text blocks joined by spaces
+    /// (images and audio are left out).
+    ///
+    /// ```
+    /// use mcp_runtime::schema::CreateMessageResult;
+    ///
+    /// let answer: CreateMessageResult = serde_json::from_value(serde_json::json!({
+    ///     "role": "assistant",
+    ///     "content": [{"type": "text", "text": "Paris"}, {"type": "text", "text": "it is."}],
+    ///     "model": "test-model"
+    /// }))?;
+    /// assert_eq!(answer.text(), "Paris it is.");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn text(&self) -> String {
+        let blocks = match &self.content {
+            SamplingContent::One(block) => std::slice::from_ref(block),
+            SamplingContent::Many(blocks) => blocks.as_slice(),
+        };
+        blocks
+            .iter()
+            .filter_map(|block| match block {
+                SamplingContentBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
