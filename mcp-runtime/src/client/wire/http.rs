@@ -170,9 +170,7 @@ impl HttpWire {
         if status.is_success() {
             Ok(())
         } else {
-            let body = read_limited(response, ERROR_BODY_BYTES)
-                .await
-                .unwrap_or_default();
+            let body = read_prefix(response, ERROR_BODY_BYTES).await;
             Err(ClientError::HttpStatus {
                 status: status.as_u16(),
                 body: String::from_utf8_lossy(&body).into_owned(),
@@ -243,12 +241,13 @@ impl HttpWire {
                 "the server's stream for request {id} ended without its response"
             )));
         }
-        let limit = if status.is_success() {
-            self.max_message_bytes
+        let body = if status.is_success() {
+            read_limited(response, self.max_message_bytes).await?
         } else {
-            ERROR_BODY_BYTES
+            // Only the start of a failure's body is read: enough for a
+            // JSON-RPC error, and the status decides the rest.
+            read_prefix(response, ERROR_BODY_BYTES).await
         };
-        let body = read_limited(response, limit).await?;
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
         let messages = match parsed {
             Some(Value::Array(batch)) => batch,
@@ -401,6 +400,22 @@ fn failed_to_send(error: reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// Reads at most the first `limit` bytes of a body; the rest is dropped
+/// unread, and a body that breaks off is kept as far as it came.
+async fn read_prefix(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = limit - body.len();
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    body
 }
 
 /// Reads a body of at most `limit` bytes.
