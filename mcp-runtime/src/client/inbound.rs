@@ -43,6 +43,8 @@ pub(super) struct Router {
     pub(super) tap: Option<MessageTap>,
     /// Answers to the server's requests, for the connection to send.
     replies: mpsc::Sender<Value>,
+    /// Refusals (busy) that found the queue full, for [`Router::settle`].
+    refusals: Mutex<Vec<Value>>,
     /// Bounds the server's requests answered at once.
     answering: Arc<Semaphore>,
     /// The server's requests being answered, to stop on its cancellation.
@@ -73,6 +75,7 @@ impl Router {
             on_notification,
             tap,
             replies,
+            refusals: Mutex::default(),
             answering: Arc::new(Semaphore::new(max)),
             running: Arc::default(),
             answer_timeout: limits.request_timeout,
@@ -185,8 +188,25 @@ impl Router {
         }
     }
 
-    /// Takes the response to `id` if it has arrived (the HTTP transport
-    /// checks after each message of a stream).
+    /// Queues the refusals [`Router::route`] found no room for, waiting
+    /// (each within the answer timeout) until the queue takes them. The
+    /// readers of the connection call it after routing what they read, so
+    /// a server that floods the client with requests is read no faster
+    /// than it is answered, and each extra request gets its busy error.
+    pub(super) async fn settle(&self) {
+        let waiting = match self.refusals.lock() {
+            Ok(mut refusals) => std::mem::take(&mut *refusals),
+            Err(_) => return,
+        };
+        for refusal in waiting {
+            let queued = tokio::time::timeout(self.answer_timeout, self.replies.send(refusal));
+            if !matches!(queued.await, Ok(Ok(()))) {
+                tracing::warn!("dropping a busy answer to the server: the queue stayed full");
+            }
+        }
+    }
+
+    /// Handles a notification of the server's.
     pub(super) fn notified(&self, method: &str, params: Option<Value>) {
         if method == notification_methods::CANCELLED {
             let cancelled = params
@@ -255,8 +275,10 @@ impl Router {
                 codes::INTERNAL_ERROR,
                 "the client is busy answering other requests",
             );
-            if self.replies.try_send(busy).is_err() {
-                tracing::warn!(%id, "dropping a request of the server's: the client is busy");
+            if let Err(mpsc::error::TrySendError::Full(busy)) = self.replies.try_send(busy)
+                && let Ok(mut refusals) = self.refusals.lock()
+            {
+                refusals.push(busy);
             }
             return;
         };

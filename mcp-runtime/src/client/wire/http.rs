@@ -250,6 +250,12 @@ impl HttpWire {
         };
         let body = read_limited(response, limit).await?;
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+        if parsed.is_none() && status.is_success() && !body.is_empty() {
+            let start: String = String::from_utf8_lossy(&body).chars().take(200).collect();
+            return Err(ClientError::MalformedResponse(format!(
+                "HTTP {status}: the body of the response to request {id} is not JSON: {start:?}"
+            )));
+        }
         let messages = match parsed {
             Some(Value::Array(batch)) => batch,
             Some(message) => vec![message],
@@ -265,6 +271,7 @@ impl HttpWire {
             }
             router.route(message);
         }
+        router.settle().await;
         if let Ok(message) = answer.try_recv() {
             return Ok(message);
         }
@@ -305,6 +312,7 @@ impl HttpWire {
                     Ok(message) => router.route(message),
                     Err(_) => tracing::warn!("ignoring an event that is not JSON"),
                 }
+                router.settle().await;
             }
             if let Ok(message) = answer.try_recv() {
                 return Ok(Some(message));
