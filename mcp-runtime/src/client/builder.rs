@@ -278,6 +278,7 @@ impl ClientBuilder {
             next_id: Arc::new(AtomicI64::new(1)),
             param_headers: Default::default(),
             lists: Default::default(),
+            log_level: Default::default(),
         };
         client.negotiate(self.era).await?;
         Ok(client)

@@ -95,6 +95,7 @@ mod error;
 mod fulfil;
 mod inbound;
 mod lists;
+mod logging;
 mod notifications;
 mod raw;
 mod subscriptions;
@@ -194,6 +195,8 @@ pub struct Client {
     /// Per tool, its `x-mcp-header` annotations: (property, header name).
     param_headers: std::sync::Mutex<HashMap<String, Vec<(String, String)>>>,
     lists: lists::ListCache,
+    /// The log level asked for with [`Client::set_log_level`].
+    log_level: RwLock<Option<crate::schema::LoggingLevel>>,
 }
 
 impl Drop for Client {
@@ -472,6 +475,7 @@ impl Client {
                 let mut meta = RequestMeta::new(framed.capabilities.clone());
                 meta.client_info = Some(self.client_info.clone());
                 meta.progress_token = framed.progress.cloned();
+                meta.log_level = self.log_level();
                 params.insert("_meta".into(), Value::Object(meta.to_json()));
             }
             Era::Legacy => {
