@@ -217,6 +217,30 @@ async fn an_sse_stream_with_the_wrong_id_only_is_an_error() {
     assert_names(&error, &peer.url);
 }
 
+#[tokio::test]
+async fn a_server_that_never_answers_a_notification_cannot_hang_connect() {
+    // A 2025-era server that takes `notifications/initialized` and never
+    // answers the POST.
+    let peer = RawPeer::start(|request, stream| async move {
+        if request.method() == Some("notifications/initialized") {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            drop(stream);
+            return;
+        }
+        raw_peer::serve_2025_opening(&request, stream, "s-1", true).await;
+    })
+    .await;
+    let mut limits = limits();
+    limits.request_timeout = Duration::from_millis(400);
+    let started = Instant::now();
+    let connected = tokio::time::timeout(BOUND, Client::http(&peer.url).limits(limits).connect())
+        .await
+        .expect("connect hung past the bound");
+    let error = connected.err().expect("connect fails");
+    assert_eq!(error, ClientError::Timeout(Duration::from_millis(400)));
+    assert!(started.elapsed() < Duration::from_secs(3), "{error}");
+}
+
 /// How many `elicitation/create` requests the flooding peer sends at once.
 const FLOOD: usize = 12;
 

@@ -257,6 +257,7 @@ impl ClientBuilder {
                 self.headers,
                 self.limits.connect_timeout,
                 self.limits.max_message_bytes,
+                self.limits.request_timeout,
             )?)),
             Target::Stdio { command, args } => Wire::Stdio(Arc::new(StdioWire::spawn(
                 &command,

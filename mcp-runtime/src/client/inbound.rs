@@ -287,6 +287,9 @@ impl Router {
         let running = Arc::clone(&self.running);
         let limit = self.answer_timeout;
         let task_id = id.clone();
+        // Held until the task is recorded, so that a task finishing at once
+        // removes its entry after it was inserted (none is left behind).
+        let mut tracked = self.running.lock().ok();
         let handle = tokio::spawn(async move {
             let reply =
                 match tokio::time::timeout(limit, respond(&handlers, &task_id, &method, params))
@@ -305,7 +308,7 @@ impl Router {
             let _ = replies.send(reply).await;
             drop(permit);
         });
-        if let Ok(mut running) = self.running.lock() {
+        if let Some(running) = tracked.as_mut() {
             running.insert(id, handle.abort_handle());
         }
     }

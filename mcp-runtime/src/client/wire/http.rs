@@ -43,6 +43,9 @@ pub(crate) struct HttpWire {
     headers: Vec<(String, String)>,
     session: RwLock<Session>,
     max_message_bytes: usize,
+    /// The bound on sending a notification or an answer and reading the
+    /// server's acknowledgement (the client's request timeout).
+    send_timeout: Duration,
 }
 
 impl HttpWire {
@@ -51,6 +54,7 @@ impl HttpWire {
         headers: Vec<(String, String)>,
         connect_timeout: Duration,
         max_message_bytes: usize,
+        send_timeout: Duration,
     ) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
@@ -62,6 +66,7 @@ impl HttpWire {
             headers,
             session: RwLock::new(Session::default()),
             max_message_bytes,
+            send_timeout,
         })
     }
 
@@ -157,9 +162,16 @@ impl HttpWire {
         Ok(request.body(encoded))
     }
 
-    /// Sends a notification or a response; the server answers 202.
+    /// Sends a notification or a response; the server answers 202 within
+    /// the send timeout, or the send fails with [`ClientError::Timeout`].
     pub(crate) async fn send(&self, router: &Router, message: &Value) -> Result<(), ClientError> {
         router.show(Direction::Sent, message);
+        tokio::time::timeout(self.send_timeout, self.send_unbounded(message))
+            .await
+            .map_err(|_| ClientError::Timeout(self.send_timeout))?
+    }
+
+    async fn send_unbounded(&self, message: &Value) -> Result<(), ClientError> {
         let session = self.session();
         let response = self
             .post(message, &[], &session)?
