@@ -241,6 +241,63 @@ async fn a_server_that_never_answers_a_notification_cannot_hang_connect() {
     assert!(started.elapsed() < Duration::from_secs(3), "{error}");
 }
 
+#[tokio::test]
+async fn an_unreadable_error_object_is_a_precise_error() {
+    let peer = modern_peer(|request, stream| async move {
+        let body = json!({"jsonrpc": "2.0", "id": request.id(), "error": "boom"});
+        raw_peer::write_json(stream, 200, &[], &body).await;
+    })
+    .await;
+    let client = connect(&peer, limits()).await;
+    let error = call_error(&client).await;
+    assert!(
+        matches!(&error, ClientError::MalformedResponse(t) if t.contains("error object")),
+        "{error:?}"
+    );
+    assert_names(&error, &peer.url);
+}
+
+/// An HTML error page longer than the client keeps of error bodies.
+fn big_error_page() -> Vec<u8> {
+    format!("<html><body>{}</body></html>", "Not here. ".repeat(1000)).into_bytes()
+}
+
+#[tokio::test]
+async fn a_long_error_page_keeps_its_status() {
+    let peer = modern_peer(|_, mut stream| async move {
+        let page = big_error_page();
+        raw_peer::write_raw(&mut stream, 500, "text/html", &[], &page).await;
+    })
+    .await;
+    let client = connect(&peer, limits()).await;
+    let error = call_error(&client).await;
+    assert!(
+        matches!(&error, ClientError::HttpStatus { status: 500, body } if body.starts_with("<html>")),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_2025_server_with_a_long_error_page_for_discover_is_still_reached() {
+    let peer = RawPeer::start(|request, mut stream| async move {
+        if request.method() == Some("server/discover") {
+            let page = big_error_page();
+            raw_peer::write_raw(&mut stream, 400, "text/html", &[], &page).await;
+            return;
+        }
+        if let Some(stream) = raw_peer::serve_2025_opening(&request, stream, "s-1", true).await {
+            let body = raw_peer::text_result(request.id(), "ok");
+            raw_peer::write_json(stream, 200, &[], &body).await;
+        }
+    })
+    .await;
+    let client = tokio::time::timeout(BOUND, Client::http(&peer.url).limits(limits()).connect())
+        .await
+        .expect("connect within the bound")
+        .expect("connect falls back to initialize");
+    assert_eq!(client.era(), Era::Legacy);
+}
+
 /// How many `elicitation/create` requests the flooding peer sends at once.
 const FLOOD: usize = 12;
 

@@ -502,7 +502,10 @@ impl Client {
     fn result_of(&self, method: &str, mut response: Value) -> Result<Value, ClientError> {
         if let Some(error) = response.get_mut("error") {
             let error = serde_json::from_value(error.take()).map_err(|e| {
-                ClientError::MalformedResponse(format!("unreadable error object: {e}"))
+                ClientError::MalformedResponse(format!(
+                    "{}: {method}: unreadable error object: {e}",
+                    self.target
+                ))
             })?;
             return Err(ClientError::Protocol(error));
         }

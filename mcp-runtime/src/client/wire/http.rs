@@ -182,9 +182,7 @@ impl HttpWire {
         if status.is_success() {
             Ok(())
         } else {
-            let body = read_limited(response, ERROR_BODY_BYTES)
-                .await
-                .unwrap_or_default();
+            let body = read_start(response, ERROR_BODY_BYTES).await;
             Err(ClientError::HttpStatus {
                 status: status.as_u16(),
                 body: String::from_utf8_lossy(&body).into_owned(),
@@ -255,12 +253,12 @@ impl HttpWire {
                 "the server's stream for request {id} ended without its response"
             )));
         }
-        let limit = if status.is_success() {
-            self.max_message_bytes
+        let body = if status.is_success() {
+            read_limited(response, self.max_message_bytes).await?
         } else {
-            ERROR_BODY_BYTES
+            // A JSON-RPC error fits; of a longer page the start is kept.
+            read_start(response, ERROR_BODY_BYTES).await
         };
-        let body = read_limited(response, limit).await?;
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
         if parsed.is_none() && status.is_success() && !body.is_empty() {
             let start: String = String::from_utf8_lossy(&body).chars().take(200).collect();
@@ -437,6 +435,23 @@ async fn read_limited(
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// Reads at most the first `limit` bytes of a body (an error page, for
+/// the error message); the rest is not read, and a failure to read ends
+/// what is kept.
+async fn read_start(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = limit - body.len();
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    body
 }
 
 /// An `Mcp-Param-*` value: plain when visible ASCII or inner spaces
