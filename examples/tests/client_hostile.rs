@@ -298,6 +298,30 @@ async fn a_2025_server_with_a_long_error_page_for_discover_is_still_reached() {
     assert_eq!(client.era(), Era::Legacy);
 }
 
+#[tokio::test]
+async fn a_get_stream_closed_at_once_with_retry_zero_is_not_reopened_in_a_tight_loop() {
+    let peer = RawPeer::start(|request, stream| async move {
+        let Some(mut stream) = raw_peer::serve_2025_opening(&request, stream, "s-1", false).await
+        else {
+            return;
+        };
+        if request.verb == "GET" {
+            raw_peer::start_sse(&mut stream).await;
+            let _ = stream.write_all(b"id: 1\nretry: 0\ndata: \n\n").await;
+        }
+    })
+    .await;
+    let client = Client::http(&peer.url)
+        .limits(limits())
+        .connect()
+        .await
+        .expect("connect");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let gets = peer.requests().iter().filter(|r| r.verb == "GET").count();
+    assert!((1..=20).contains(&gets), "{gets} GETs in one second");
+    drop(client);
+}
+
 /// How many `elicitation/create` requests the flooding peer sends at once.
 const FLOOD: usize = 12;
 
@@ -372,7 +396,8 @@ async fn a_flood_of_server_requests_gets_busy_answers() {
 // --- stdio --------------------------------------------------------------------------------
 
 /// A tiny stdio server; `sys.argv[1]` says how it misbehaves when
-/// `tools/call` comes (`long-line`, `noise`, `exit`) or whether it ignores
+/// `tools/call` comes (`long-line`, `noise`, `exit`, `endless`: 256 MiB
+/// of one line, without its end) or whether it ignores
 /// `server/discover` (`silent-discover`, a 2025-era server).
 const PY_SERVER: &str = r#"
 import json, sys
@@ -401,6 +426,10 @@ for line in sys.stdin:
             sys.stdout.write("not json at all\n{\"broken\": \n\n[1, 2\n")
         elif mode == "exit":
             sys.exit(3)
+        elif mode == "endless":
+            chunk = "x" * (1 << 20)
+            for _ in range(256):
+                sys.stdout.write(chunk)
         send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "ok"}]}})
 "#;
 
@@ -449,6 +478,15 @@ async fn a_child_that_exits_before_answering_is_an_error_naming_it() {
         text.contains("python3") && text.contains("tools/call"),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn a_child_writing_one_endless_line_times_out() {
+    let mut limits = limits();
+    limits.request_timeout = Duration::from_millis(800);
+    let client = py_client("endless", limits).await;
+    let error = call_error(&client).await;
+    assert_eq!(error, ClientError::Timeout(Duration::from_millis(800)));
 }
 
 #[tokio::test]

@@ -19,6 +19,9 @@ use crate::schema::{RequestId, request_methods};
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest delay before resuming a stream, whatever the server asks.
 const MAX_RETRY: Duration = Duration::from_secs(30);
+/// The shortest delay before resuming a stream, whatever the server asks
+/// (`retry: 0` and a stream closed at once must not make a busy loop).
+const MIN_RETRY: Duration = Duration::from_millis(100);
 /// How many times one request's stream is resumed before giving up.
 const MAX_RESUMPTIONS: usize = 5;
 /// How much of an error body is kept for the error message.
@@ -239,11 +242,7 @@ impl HttpWire {
                 if session.modern || resumption == MAX_RESUMPTIONS {
                     break;
                 }
-                let wait = decoder
-                    .retry_ms
-                    .map_or(DEFAULT_RETRY, Duration::from_millis)
-                    .min(MAX_RETRY);
-                tokio::time::sleep(wait).await;
+                tokio::time::sleep(retry_wait(&decoder)).await;
                 stream = match self.get(&session, Some(&last)).await? {
                     Some(stream) => stream,
                     None => break,
@@ -379,11 +378,7 @@ impl HttpWire {
                     failures += 1;
                 }
             }
-            let wait = decoder
-                .retry_ms
-                .map_or(DEFAULT_RETRY, Duration::from_millis)
-                .min(MAX_RETRY);
-            tokio::time::sleep(wait).await;
+            tokio::time::sleep(retry_wait(&decoder)).await;
         }
     }
 
@@ -400,6 +395,15 @@ impl HttpWire {
             tracing::debug!("DELETE {}: {e}", self.url);
         }
     }
+}
+
+/// How long to wait before resuming a stream: the server's `retry:`,
+/// within [`MIN_RETRY`] and [`MAX_RETRY`].
+fn retry_wait(decoder: &Decoder) -> Duration {
+    decoder
+        .retry_ms
+        .map_or(DEFAULT_RETRY, Duration::from_millis)
+        .clamp(MIN_RETRY, MAX_RETRY)
 }
 
 /// Why a request could not be sent, with the causes reqwest keeps inside
