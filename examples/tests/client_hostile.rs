@@ -397,7 +397,8 @@ async fn a_flood_of_server_requests_gets_busy_answers() {
 
 /// A tiny stdio server; `sys.argv[1]` says how it misbehaves when
 /// `tools/call` comes (`long-line`, `noise`, `exit`, `endless`: 256 MiB
-/// of one line, without its end) or whether it ignores
+/// of one line, without its end; `flood`: twelve `elicitation/create` at
+/// once, the call's result counting the answers) or whether it ignores
 /// `server/discover` (`silent-discover`, a 2025-era server).
 const PY_SERVER: &str = r#"
 import json, sys
@@ -426,6 +427,19 @@ for line in sys.stdin:
             sys.stdout.write("not json at all\n{\"broken\": \n\n[1, 2\n")
         elif mode == "exit":
             sys.exit(3)
+        elif mode == "flood":
+            for n in range(12):
+                send({"jsonrpc": "2.0", "id": "ask-%d" % n, "method": "elicitation/create",
+                      "params": {"mode": "form", "message": "name?", "requestedSchema":
+                          {"type": "object", "properties": {"name": {"type": "string"}}}}})
+            results = errors = 0
+            while results + errors < 12:
+                answer = json.loads(sys.stdin.readline())
+                if "result" in answer: results += 1
+                elif "error" in answer: errors += 1
+            send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text",
+                  "text": "accepted=%d refused=%d" % (results, errors)}]}})
+            continue
         elif mode == "endless":
             chunk = "x" * (1 << 20)
             for _ in range(256):
@@ -478,6 +492,29 @@ async fn a_child_that_exits_before_answering_is_an_error_naming_it() {
         text.contains("python3") && text.contains("tools/call"),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn a_stdio_flood_of_server_requests_gets_busy_answers() {
+    let mut limits = limits();
+    limits.max_server_requests = 2;
+    let client = tokio::time::timeout(
+        BOUND,
+        Client::stdio("python3", ["-c", PY_SERVER, "flood"])
+            .limits(limits)
+            .pin_era(Era::Legacy)
+            .on_elicit_form(|_| async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                ElicitResult::accept(
+                    [("name".to_owned(), ElicitValue::String("Ada".into()))].into(),
+                )
+            })
+            .connect(),
+    )
+    .await
+    .expect("connect within the bound")
+    .expect("connect");
+    assert_eq!(call_text(&client).await, "accepted=2 refused=10");
 }
 
 #[tokio::test]

@@ -377,3 +377,28 @@ async fn a_list_is_kept_for_its_ttl_and_read_again_after() {
     assert_eq!(sent.load(Ordering::SeqCst), 2, "read again after the TTL");
     assert_eq!(peer.count("tools/list"), 2);
 }
+
+#[tokio::test]
+async fn a_list_with_an_enormous_ttl_is_kept_without_a_panic() {
+    let peer = RawPeer::start(|request, stream| async move {
+        let body = match request.method() {
+            Some("server/discover") => raw_peer::discover_result(request.id()),
+            Some("tools/list") => raw_peer::result(
+                request.id(),
+                json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+                       "ttlMs": u64::MAX}),
+            ),
+            _ => return raw_peer::write_accepted(stream).await,
+        };
+        raw_peer::write_json(stream, 200, &[], &body).await;
+    })
+    .await;
+    let client = bounded("connect", Client::http(&peer.url).connect())
+        .await
+        .expect("connect");
+    for _ in 0..2 {
+        let tools = bounded("list", client.list_tools()).await.expect("list");
+        assert_eq!(tools.len(), 1);
+    }
+    assert_eq!(peer.count("tools/list"), 1, "kept");
+}
