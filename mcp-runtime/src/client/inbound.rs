@@ -6,7 +6,10 @@
 //! The server's requests are answered by the same [`Handlers`] that fulfil
 //! `input_required` results, at most [`ClientLimits::max_server_requests`]
 //! at once and each within [`ClientLimits::request_timeout`]; the answers
-//! leave through a bounded queue that the connection drains.
+//! leave through a bounded queue that the connection drains. A request
+//! past the bound is refused as busy; when the queue is full the refusal
+//! waits, and the reader with it ([`Router::settle`]), so every request
+//! gets its answer.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
