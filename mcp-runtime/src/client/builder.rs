@@ -65,7 +65,8 @@ pub struct ClientLimits {
     /// The bound on waiting for the response to one request (one round
     /// of a call); past it the request is cancelled and ends with
     /// [`ClientError::Timeout`]. It also bounds answering one of the
-    /// server's requests. Default: 2 min.
+    /// server's requests, and sending a notification or an answer over
+    /// HTTP until the server acknowledges it. Default: 2 min.
     pub request_timeout: Duration,
     /// The bound on a `server/discover` probe over stdio; a server that
     /// does not answer within it is taken for a 2025-era server.
@@ -75,7 +76,8 @@ pub struct ClientLimits {
     /// SSE event or one stdio line. Default: 16 MiB.
     pub max_message_bytes: usize,
     /// The most requests of the server's (2025 era) answered at once; one
-    /// more is refused as busy. Default: 16.
+    /// more is refused as busy (a JSON-RPC error), and the client reads
+    /// no further until the refusal is queued. Default: 16.
     pub max_server_requests: usize,
     /// The bound on opening a connection to an HTTP server. Default: 10 s.
     pub connect_timeout: Duration,
@@ -257,6 +259,7 @@ impl ClientBuilder {
                 self.headers,
                 self.limits.connect_timeout,
                 self.limits.max_message_bytes,
+                self.limits.request_timeout,
             )?)),
             Target::Stdio { command, args } => Wire::Stdio(Arc::new(StdioWire::spawn(
                 &command,
@@ -278,6 +281,7 @@ impl ClientBuilder {
             next_id: Arc::new(AtomicI64::new(1)),
             param_headers: Default::default(),
             lists: Default::default(),
+            log_level: Default::default(),
         };
         client.negotiate(self.era).await?;
         Ok(client)

@@ -241,6 +241,17 @@ impl Client {
         });
         self.notify(notification_methods::INITIALIZED, None).await?;
         self.open_session_stream();
+        if let Some(level) = self.log_level() {
+            // A session opened anew (after a 404) asks for the kept level.
+            let params = serde_json::json!({ "level": level });
+            if let Value::Object(params) = params
+                && let Err(e) = self
+                    .request_in(Era::Legacy, "logging/setLevel", params, None)
+                    .await
+            {
+                tracing::debug!("{}: logging/setLevel in the new session: {e}", self.target);
+            }
+        }
         Ok(())
     }
 

@@ -6,7 +6,10 @@
 //! The server's requests are answered by the same [`Handlers`] that fulfil
 //! `input_required` results, at most [`ClientLimits::max_server_requests`]
 //! at once and each within [`ClientLimits::request_timeout`]; the answers
-//! leave through a bounded queue that the connection drains.
+//! leave through a bounded queue that the connection drains. A request
+//! past the bound is refused as busy; when the queue is full the refusal
+//! waits, and the reader with it ([`Router::settle`]), so every request
+//! gets its answer.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -43,6 +46,8 @@ pub(super) struct Router {
     pub(super) tap: Option<MessageTap>,
     /// Answers to the server's requests, for the connection to send.
     replies: mpsc::Sender<Value>,
+    /// Refusals (busy) that found the queue full, for [`Router::settle`].
+    refusals: Mutex<Vec<Value>>,
     /// Bounds the server's requests answered at once.
     answering: Arc<Semaphore>,
     /// The server's requests being answered, to stop on its cancellation.
@@ -73,6 +78,7 @@ impl Router {
             on_notification,
             tap,
             replies,
+            refusals: Mutex::default(),
             answering: Arc::new(Semaphore::new(max)),
             running: Arc::default(),
             answer_timeout: limits.request_timeout,
@@ -185,8 +191,25 @@ impl Router {
         }
     }
 
-    /// Takes the response to `id` if it has arrived (the HTTP transport
-    /// checks after each message of a stream).
+    /// Queues the refusals [`Router::route`] found no room for, waiting
+    /// (each within the answer timeout) until the queue takes them. The
+    /// readers of the connection call it after routing what they read, so
+    /// a server that floods the client with requests is read no faster
+    /// than it is answered, and each extra request gets its busy error.
+    pub(super) async fn settle(&self) {
+        let waiting = match self.refusals.lock() {
+            Ok(mut refusals) => std::mem::take(&mut *refusals),
+            Err(_) => return,
+        };
+        for refusal in waiting {
+            let queued = tokio::time::timeout(self.answer_timeout, self.replies.send(refusal));
+            if !matches!(queued.await, Ok(Ok(()))) {
+                tracing::warn!("dropping a busy answer to the server: the queue stayed full");
+            }
+        }
+    }
+
+    /// Handles a notification of the server's.
     pub(super) fn notified(&self, method: &str, params: Option<Value>) {
         if method == notification_methods::CANCELLED {
             let cancelled = params
@@ -255,8 +278,10 @@ impl Router {
                 codes::INTERNAL_ERROR,
                 "the client is busy answering other requests",
             );
-            if self.replies.try_send(busy).is_err() {
-                tracing::warn!(%id, "dropping a request of the server's: the client is busy");
+            if let Err(mpsc::error::TrySendError::Full(busy)) = self.replies.try_send(busy)
+                && let Ok(mut refusals) = self.refusals.lock()
+            {
+                refusals.push(busy);
             }
             return;
         };
@@ -265,6 +290,9 @@ impl Router {
         let running = Arc::clone(&self.running);
         let limit = self.answer_timeout;
         let task_id = id.clone();
+        // Held until the task is recorded, so that a task finishing at once
+        // removes its entry after it was inserted (none is left behind).
+        let mut tracked = self.running.lock().ok();
         let handle = tokio::spawn(async move {
             let reply =
                 match tokio::time::timeout(limit, respond(&handlers, &task_id, &method, params))
@@ -283,7 +311,7 @@ impl Router {
             let _ = replies.send(reply).await;
             drop(permit);
         });
-        if let Ok(mut running) = self.running.lock() {
+        if let Some(running) = tracked.as_mut() {
             running.insert(id, handle.abort_handle());
         }
     }

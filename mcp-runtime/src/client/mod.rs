@@ -95,6 +95,7 @@ mod error;
 mod fulfil;
 mod inbound;
 mod lists;
+mod logging;
 mod notifications;
 mod raw;
 mod subscriptions;
@@ -194,6 +195,8 @@ pub struct Client {
     /// Per tool, its `x-mcp-header` annotations: (property, header name).
     param_headers: std::sync::Mutex<HashMap<String, Vec<(String, String)>>>,
     lists: lists::ListCache,
+    /// The log level asked for with [`Client::set_log_level`].
+    log_level: RwLock<Option<crate::schema::LoggingLevel>>,
 }
 
 impl Drop for Client {
@@ -468,6 +471,7 @@ impl Client {
                 let mut meta = RequestMeta::new(framed.capabilities.clone());
                 meta.client_info = Some(self.client_info.clone());
                 meta.progress_token = framed.progress.cloned();
+                meta.log_level = self.log_level();
                 params.insert("_meta".into(), Value::Object(meta.to_json()));
             }
             Era::Legacy => {
@@ -494,7 +498,10 @@ impl Client {
     fn result_of(&self, method: &str, mut response: Value) -> Result<Value, ClientError> {
         if let Some(error) = response.get_mut("error") {
             let error = serde_json::from_value(error.take()).map_err(|e| {
-                ClientError::MalformedResponse(format!("unreadable error object: {e}"))
+                ClientError::MalformedResponse(format!(
+                    "{}: {method}: unreadable error object: {e}",
+                    self.target
+                ))
             })?;
             return Err(ClientError::Protocol(error));
         }

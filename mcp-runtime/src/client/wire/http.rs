@@ -19,6 +19,9 @@ use crate::schema::{RequestId, request_methods};
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest delay before resuming a stream, whatever the server asks.
 const MAX_RETRY: Duration = Duration::from_secs(30);
+/// The shortest delay before resuming a stream, whatever the server asks
+/// (`retry: 0` and a stream closed at once must not make a busy loop).
+const MIN_RETRY: Duration = Duration::from_millis(100);
 /// How many times one request's stream is resumed before giving up.
 const MAX_RESUMPTIONS: usize = 5;
 /// How much of an error body is kept for the error message.
@@ -43,6 +46,9 @@ pub(crate) struct HttpWire {
     headers: Vec<(String, String)>,
     session: RwLock<Session>,
     max_message_bytes: usize,
+    /// The bound on sending a notification or an answer and reading the
+    /// server's acknowledgement (the client's request timeout).
+    send_timeout: Duration,
 }
 
 impl HttpWire {
@@ -51,6 +57,7 @@ impl HttpWire {
         headers: Vec<(String, String)>,
         connect_timeout: Duration,
         max_message_bytes: usize,
+        send_timeout: Duration,
     ) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
@@ -62,6 +69,7 @@ impl HttpWire {
             headers,
             session: RwLock::new(Session::default()),
             max_message_bytes,
+            send_timeout,
         })
     }
 
@@ -157,9 +165,16 @@ impl HttpWire {
         Ok(request.body(encoded))
     }
 
-    /// Sends a notification or a response; the server answers 202.
+    /// Sends a notification or a response; the server answers 202 within
+    /// the send timeout, or the send fails with [`ClientError::Timeout`].
     pub(crate) async fn send(&self, router: &Router, message: &Value) -> Result<(), ClientError> {
         router.show(Direction::Sent, message);
+        tokio::time::timeout(self.send_timeout, self.send_unbounded(message))
+            .await
+            .map_err(|_| ClientError::Timeout(self.send_timeout))?
+    }
+
+    async fn send_unbounded(&self, message: &Value) -> Result<(), ClientError> {
         let session = self.session();
         let response = self
             .post(message, &[], &session)?
@@ -170,7 +185,7 @@ impl HttpWire {
         if status.is_success() {
             Ok(())
         } else {
-            let body = read_prefix(response, ERROR_BODY_BYTES).await;
+            let body = read_start(response, ERROR_BODY_BYTES).await;
             Err(ClientError::HttpStatus {
                 status: status.as_u16(),
                 body: String::from_utf8_lossy(&body).into_owned(),
@@ -227,11 +242,7 @@ impl HttpWire {
                 if session.modern || resumption == MAX_RESUMPTIONS {
                     break;
                 }
-                let wait = decoder
-                    .retry_ms
-                    .map_or(DEFAULT_RETRY, Duration::from_millis)
-                    .min(MAX_RETRY);
-                tokio::time::sleep(wait).await;
+                tokio::time::sleep(retry_wait(&decoder)).await;
                 stream = match self.get(&session, Some(&last)).await? {
                     Some(stream) => stream,
                     None => break,
@@ -244,11 +255,16 @@ impl HttpWire {
         let body = if status.is_success() {
             read_limited(response, self.max_message_bytes).await?
         } else {
-            // Only the start of a failure's body is read: enough for a
-            // JSON-RPC error, and the status decides the rest.
-            read_prefix(response, ERROR_BODY_BYTES).await
+            // A JSON-RPC error fits; of a longer page the start is kept.
+            read_start(response, ERROR_BODY_BYTES).await
         };
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+        if parsed.is_none() && status.is_success() && !body.is_empty() {
+            let start: String = String::from_utf8_lossy(&body).chars().take(200).collect();
+            return Err(ClientError::MalformedResponse(format!(
+                "HTTP {status}: the body of the response to request {id} is not JSON: {start:?}"
+            )));
+        }
         let messages = match parsed {
             Some(Value::Array(batch)) => batch,
             Some(message) => vec![message],
@@ -264,6 +280,7 @@ impl HttpWire {
             }
             router.route(message);
         }
+        router.settle().await;
         if let Ok(message) = answer.try_recv() {
             return Ok(message);
         }
@@ -304,6 +321,7 @@ impl HttpWire {
                     Ok(message) => router.route(message),
                     Err(_) => tracing::warn!("ignoring an event that is not JSON"),
                 }
+                router.settle().await;
             }
             if let Ok(message) = answer.try_recv() {
                 return Ok(Some(message));
@@ -365,11 +383,7 @@ impl HttpWire {
                     failures += 1;
                 }
             }
-            let wait = decoder
-                .retry_ms
-                .map_or(DEFAULT_RETRY, Duration::from_millis)
-                .min(MAX_RETRY);
-            tokio::time::sleep(wait).await;
+            tokio::time::sleep(retry_wait(&decoder)).await;
         }
     }
 
@@ -388,6 +402,15 @@ impl HttpWire {
     }
 }
 
+/// How long to wait before resuming a stream: the server's `retry:`,
+/// within [`MIN_RETRY`] and [`MAX_RETRY`].
+fn retry_wait(decoder: &Decoder) -> Duration {
+    decoder
+        .retry_ms
+        .map_or(DEFAULT_RETRY, Duration::from_millis)
+        .clamp(MIN_RETRY, MAX_RETRY)
+}
+
 /// Why a request could not be sent, with the causes reqwest keeps inside
 /// (connection refused, a TLS failure), without repeating the URL.
 fn failed_to_send(error: reqwest::Error) -> String {
@@ -400,22 +423,6 @@ fn failed_to_send(error: reqwest::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-/// Reads at most the first `limit` bytes of a body; the rest is dropped
-/// unread, and a body that breaks off is kept as far as it came.
-async fn read_prefix(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
-    let mut body = Vec::new();
-    while body.len() < limit {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = limit - body.len();
-                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            }
-            Ok(None) | Err(_) => break,
-        }
-    }
-    body
 }
 
 /// Reads a body of at most `limit` bytes.
@@ -437,6 +444,23 @@ async fn read_limited(
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// Reads at most the first `limit` bytes of a body (an error page, for
+/// the error message); the rest is not read, and a failure to read ends
+/// what is kept.
+async fn read_start(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = limit - body.len();
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    body
 }
 
 /// An `Mcp-Param-*` value: plain when visible ASCII or inner spaces

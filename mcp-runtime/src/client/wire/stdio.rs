@@ -118,7 +118,10 @@ async fn read_lines(mut output: impl AsyncBufRead + Unpin, router: Arc<Router>, 
     loop {
         match read_line(&mut output, &mut line, max).await {
             Ok(Line::Complete) => match serde_json::from_slice::<Value>(&line) {
-                Ok(message) => router.route(message),
+                Ok(message) => {
+                    router.route(message);
+                    router.settle().await;
+                }
                 Err(_) if line.iter().all(u8::is_ascii_whitespace) => {}
                 Err(_) => tracing::warn!("ignoring a line from the server that is not JSON"),
             },
