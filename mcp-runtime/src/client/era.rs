@@ -240,7 +240,7 @@ impl Client {
             instructions: result.instructions,
         });
         self.notify(notification_methods::INITIALIZED, None).await?;
-        self.open_session_stream();
+        self.open_session_stream().await;
         if let Some(level) = self.log_level() {
             // A session opened anew (after a 404) asks for the kept level.
             let params = serde_json::json!({ "level": level });

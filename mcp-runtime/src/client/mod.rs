@@ -300,16 +300,28 @@ impl Client {
 
     /// Opens the GET stream of a 2025-era HTTP session; over stdio the
     /// server's messages flow anyway.
-    fn open_session_stream(&self) {
+    ///
+    /// It returns once the server answered the GET (or within
+    /// [`ClientLimits::connect_timeout`]): some servers send their requests
+    /// on that stream alone, and drop them while it is not open.
+    async fn open_session_stream(&self) {
         match &self.wire {
             Wire::Stdio(_) => self.router.set_hearing(true),
             Wire::Http(http) => {
                 let (http, router) = (Arc::clone(http), Arc::clone(&self.router));
-                let task = tokio::spawn(async move { http.listen(router).await });
+                let (opened, is_open) = tokio::sync::oneshot::channel();
+                let task = tokio::spawn(async move { http.listen(router, opened).await });
                 if let Ok(mut stream) = self.background.stream.lock()
                     && let Some(old) = stream.replace(task)
                 {
                     old.abort();
+                }
+                let limit = self.limits.connect_timeout;
+                if tokio::time::timeout(limit, is_open).await.is_err() {
+                    tracing::debug!(
+                        "{}: the session's GET stream is not open after {limit:?}",
+                        self.target
+                    );
                 }
             }
         }

@@ -353,13 +353,27 @@ impl HttpWire {
     /// on it, until the server declines it or it fails five times running;
     /// the router knows whether the stream is open (a kept list is
     /// trusted only while it is).
-    pub(crate) async fn listen(self: Arc<Self>, router: Arc<Router>) {
+    ///
+    /// `opened` hears once the first attempt is settled (the stream open,
+    /// or declined, or failed), so that the caller can wait for it: a
+    /// server may send its requests on this stream alone and drop them
+    /// while no stream is open.
+    pub(crate) async fn listen(
+        self: Arc<Self>,
+        router: Arc<Router>,
+        opened: tokio::sync::oneshot::Sender<()>,
+    ) {
+        let mut opened = Some(opened);
         let mut decoder = Decoder::new(self.max_message_bytes);
         let mut failures = 0;
         while failures < MAX_RESUMPTIONS {
             let session = self.session();
             let last = decoder.last_event_id.clone();
-            let stream = match self.get(&session, last.as_deref()).await {
+            let got = self.get(&session, last.as_deref()).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            let stream = match got {
                 Ok(Some(stream)) => stream,
                 Ok(None) => return, // 405: the server offers no stream
                 Err(e) => {
