@@ -202,6 +202,13 @@ async fn scripted_handler(
 ) -> axum::response::Response {
     let request: Value = serde_json::from_str(&body).unwrap();
     let id = request["id"].clone();
+    if request["method"] == "server/discover" {
+        // `connect` finds the era first; the script is for what follows.
+        return axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+            "ttlMs": 0, "cacheScope": "private"}}))
+        .into_response();
+    }
     script.seen.lock().unwrap().push((headers, request));
     let reply = script.replies.lock().unwrap().pop_front();
     match reply {
@@ -532,6 +539,10 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32600, "message": "reused id"}}); continue
     seen.add(rid)
     p = req["params"]
+    if req["method"] == "server/discover":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete",
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "ttlMs": 0, "cacheScope": "private"}}); continue
     send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 0}})
     if p["_meta"].get("io.modelcontextprotocol/protocolVersion") != "2026-07-28":
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "no _meta"}}); continue

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::client::{Asked, Client, ClientBuilder, ClientError, InputResponse};
+use mcp_runtime::client::{Asked, Client, ClientBuilder, ClientError, Direction, InputResponse};
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::GetPromptResult;
 use mcp_runtime::state::RequestStateSigner;
@@ -247,21 +247,31 @@ async fn arguments_that_are_not_an_object_are_an_error() {
 
 #[tokio::test]
 async fn invalid_arguments_send_nothing() {
-    // Nothing listens on this port: a request would be a transport error.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    drop(listener);
-    let client = Client::http(&url).connect().await.unwrap();
+    // Every message the client sends is counted.
+    let sent = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&sent);
+    let (_running, client) = connect_with(|client| {
+        client.on_message(move |direction, _| {
+            if direction == Direction::Sent {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+    })
+    .await;
+    let before = sent.load(Ordering::SeqCst);
     let error = client
         .call_tool_with("deploy", &["not", "an", "object"])
         .await
         .unwrap_err();
     assert!(matches!(error, ClientError::InvalidArguments(_)), "{error}");
-    let sent = client
+    assert_eq!(sent.load(Ordering::SeqCst), before, "nothing was sent");
+    // Valid arguments are sent (and the unknown tool refused by the server).
+    let refused = client
         .call_tool_with("deploy", &json!({"target": "x"}))
         .await
         .unwrap_err();
-    assert!(matches!(sent, ClientError::Transport(_)), "{sent}");
+    assert!(matches!(refused, ClientError::Protocol(_)), "{refused}");
+    assert_eq!(sent.load(Ordering::SeqCst), before + 1);
 }
 
 // --- Per-call handlers -----------------------------------------------------------
@@ -473,6 +483,10 @@ def send(m):
 for line in sys.stdin:
     req = json.loads(line)
     rid, p = req["id"], req["params"]
+    if req["method"] == "server/discover":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete",
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "ttlMs": 0, "cacheScope": "private"}}); continue
     caps = p["_meta"].get("io.modelcontextprotocol/clientCapabilities")
     if "requestState" not in p:
         send({"jsonrpc": "2.0", "id": rid, "result": {"resultType": "input_required",
