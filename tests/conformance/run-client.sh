@@ -41,13 +41,14 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 passed=0
 failed=0
 for scenario in "${SCENARIOS[@]}"; do
+    log="$OUT/${scenario//\//_}.log" # auth/x -> auth_x.log
     if "$CONFORMANCE" client --command "$CLIENT" --scenario "$scenario" \
-        --spec-version "$SPEC_VERSION" >"$OUT/$scenario.log" 2>&1; then
+        --spec-version "$SPEC_VERSION" >"$log" 2>&1; then
         echo "PASS  $scenario"
         passed=$((passed + 1))
     else
-        echo "FAIL  $scenario (log: $OUT/$scenario.log)"
-        tail -n 30 "$OUT/$scenario.log" | sed 's/^/      /'
+        echo "FAIL  $scenario (log: $log)"
+        tail -n 30 "$log" | sed 's/^/      /'
         failed=$((failed + 1))
     fi
 done
