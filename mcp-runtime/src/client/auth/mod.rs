@@ -35,6 +35,9 @@ mod sign_in;
 mod store;
 mod token;
 
+#[cfg(test)]
+mod tests;
+
 use std::fmt;
 use std::sync::Arc;
 

@@ -126,6 +126,13 @@ impl MemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// A store holding `state` already.
+    pub fn with_state(state: StoredAuth) -> Self {
+        Self {
+            state: Mutex::new(state),
+        }
+    }
 }
 
 impl std::fmt::Debug for MemoryStore {
