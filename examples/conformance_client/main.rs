@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::process::ExitCode;
 
+use mcp_runtime::client::auth::{AuthError, HeadlessSignIn, OAuth};
 use mcp_runtime::client::{Client, ClientError};
 use mcp_runtime::schema::{ElicitResult, ElicitValue, JsonObject, Tool};
 use serde_json::Value;
@@ -27,7 +28,11 @@ async fn main() -> ExitCode {
 }
 
 async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
-    let client = Client::http(url)
+    let mut builder = Client::http(url);
+    if scenario.starts_with("auth/") {
+        builder = builder.oauth(oauth_for(scenario).map_err(ClientError::Authorization)?);
+    }
+    let client = builder
         .on_elicit_form(|params| async move {
             let schema = serde_json::to_value(&params.requested_schema).unwrap_or(Value::Null);
             ElicitResult::accept(form_content(&schema))
@@ -58,6 +63,44 @@ async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
         }
     }
     Ok(())
+}
+
+/// The client's URL-based client id (a Client ID Metadata Document), used
+/// where the authorization server supports them (`auth/basic-cimd`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// How an `auth/*` scenario signs in: client credentials (with a secret or
+/// a private key) when the harness gives them, else the authorization code
+/// flow followed headlessly, with the pre-registered client of the context
+/// when there is one.
+fn oauth_for(scenario: &str) -> Result<OAuth, AuthError> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|raw| serde_json::from_str(&raw).ok())
+        .unwrap_or(Value::Null);
+    let field = |name: &str| context.get(name).and_then(Value::as_str);
+    if scenario.starts_with("auth/client-credentials") {
+        let client_id = field("client_id").unwrap_or_default();
+        return match (field("private_key_pem"), field("client_secret")) {
+            (Some(pem), _) => OAuth::private_key_jwt(
+                client_id,
+                pem,
+                field("signing_algorithm").unwrap_or("ES256"),
+            ),
+            (None, Some(secret)) => Ok(OAuth::client_credentials(client_id, secret)),
+            (None, None) => Err(AuthError::Config("the context has no credentials".into())),
+        };
+    }
+    let mut oauth = OAuth::authorization_code(HeadlessSignIn::new())
+        .client_name("mcp-runtime conformance client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    if let Some(id) = field("client_id") {
+        oauth = oauth.client_id(id);
+    }
+    if let Some(secret) = field("client_secret") {
+        oauth = oauth.client_secret(secret);
+    }
+    Ok(oauth)
 }
 
 /// Tool arguments given by the harness in `MCP_CONFORMANCE_CONTEXT`

@@ -1,8 +1,10 @@
-//! The official suite's client scenarios that need no authorization server,
-//! against this build of `conformance-client`, via
-//! `tests/conformance/run-client.sh` (which installs the pinned suite): the
-//! 7 of 2026-07-28, and the 4 of 2025-11-25, which the client reaches
-//! through a 2025-era session after its `server/discover` probe fails.
+//! The official suite's client scenarios against this build of
+//! `conformance-client`, via `tests/conformance/run-client.sh` (which
+//! installs the pinned suite): the 32 scored of 2026-07-28 (25 of them
+//! `auth/*`, signing in to the harness's authorization server) and the 18
+//! scored of 2025-11-25 (14 `auth/*`), which the client reaches through a
+//! 2025-era session after its `server/discover` probe fails; each set also
+//! runs the 2 client-credentials extension scenarios.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -39,10 +41,10 @@ fn scenarios_pass(spec_version: &str, expected: usize) {
 
 #[test]
 fn client_scenarios_of_2026_07_28_pass() {
-    scenarios_pass("2026-07-28", 7);
+    scenarios_pass("2026-07-28", 34);
 }
 
 #[test]
 fn client_scenarios_of_2025_11_25_pass() {
-    scenarios_pass("2025-11-25", 4);
+    scenarios_pass("2025-11-25", 20);
 }

@@ -140,6 +140,7 @@ pub struct ClientBuilder {
     on_notification: Option<NotificationHandler>,
     tap: Option<MessageTap>,
     pub(super) tasks: bool,
+    oauth: Option<super::auth::OAuth>,
 }
 
 impl ClientBuilder {
@@ -154,6 +155,7 @@ impl ClientBuilder {
             on_notification: None,
             tap: None,
             tasks: false,
+            oauth: None,
         }
     }
 
@@ -176,6 +178,14 @@ impl ClientBuilder {
     /// ignored over stdio.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Signs in with OAuth when the server asks (a 401 with
+    /// `WWW-Authenticate`), in either era; ignored over stdio. See
+    /// [`super::auth`].
+    pub fn oauth(mut self, oauth: super::auth::OAuth) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 
@@ -254,13 +264,26 @@ impl ClientBuilder {
             Router::new(self.handlers, self.on_notification, self.tap, &self.limits);
         let target = self.target.describe();
         let wire = match self.target {
-            Target::Http(url) => Wire::Http(Arc::new(HttpWire::new(
-                url,
-                self.headers,
-                self.limits.connect_timeout,
-                self.limits.max_message_bytes,
-                self.limits.request_timeout,
-            )?)),
+            Target::Http(url) => {
+                let authorizer = match self.oauth {
+                    Some(oauth) => Some(Arc::new(super::auth::Authorizer::new(
+                        oauth,
+                        &url,
+                        self.limits.connect_timeout,
+                    )?)),
+                    None => None,
+                };
+                Wire::Http(Arc::new(
+                    HttpWire::new(
+                        url,
+                        self.headers,
+                        self.limits.connect_timeout,
+                        self.limits.max_message_bytes,
+                        self.limits.request_timeout,
+                    )?
+                    .with_authorizer(authorizer),
+                ))
+            }
             Target::Stdio { command, args } => Wire::Stdio(Arc::new(StdioWire::spawn(
                 &command,
                 &args,

@@ -14,6 +14,9 @@ pub enum ClientError {
     Transport(String),
     /// The server answered with a JSON-RPC error object.
     Protocol(ErrorObject),
+    /// Signing in to the server failed (see [`super::auth`]); the error
+    /// carries no token or secret.
+    Authorization(super::auth::AuthError),
     /// The server answered an HTTP request with a failure status and no
     /// JSON-RPC response (the start of the body is kept).
     HttpStatus {
@@ -123,6 +126,7 @@ impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Transport(detail) => write!(f, "transport error: {detail}"),
+            Self::Authorization(error) => write!(f, "authorization failed: {error}"),
             Self::Protocol(error) => {
                 write!(f, "server error {}: {}", error.code, error.message)
             }
@@ -180,6 +184,7 @@ impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::TaskRequest { error, .. } => Some(error.as_ref()),
+            Self::Authorization(error) => Some(error),
             _ => None,
         }
     }

@@ -88,6 +88,7 @@
 //! ```
 
 mod answering;
+pub mod auth;
 mod builder;
 mod call;
 mod era;

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::sse::Decoder;
 use crate::client::ClientError;
+use crate::client::auth::{Authorizer, Secret};
 use crate::client::inbound::Router;
 use crate::client::notifications::Direction;
 use crate::schema::{RequestId, request_methods};
@@ -49,6 +50,8 @@ pub(crate) struct HttpWire {
     /// The bound on sending a notification or an answer and reading the
     /// server's acknowledgement (the client's request timeout).
     send_timeout: Duration,
+    /// Signs in when the server asks, and gives each request its token.
+    auth: Option<Arc<Authorizer>>,
 }
 
 impl HttpWire {
@@ -70,7 +73,47 @@ impl HttpWire {
             session: RwLock::new(Session::default()),
             max_message_bytes,
             send_timeout,
+            auth: None,
         })
+    }
+
+    /// Signs in through `auth` (when given) on every request.
+    pub(crate) fn with_authorizer(mut self, auth: Option<Arc<Authorizer>>) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// Sends a POST of `body`: with the bearer token, and once more after
+    /// signing in when the server answers 401 (or 403
+    /// `insufficient_scope`), when the client signs in.
+    async fn send_post(
+        &self,
+        body: &Value,
+        extra: &[(String, String)],
+        session: &Session,
+    ) -> Result<reqwest::Response, ClientError> {
+        let Some(auth) = &self.auth else {
+            return self
+                .post(body, extra, session)?
+                .send()
+                .await
+                .map_err(|e| ClientError::Transport(failed_to_send(e)));
+        };
+        let build = |token: Option<&Secret>| {
+            let request = self.post(body, extra, session)?;
+            Ok(match token {
+                Some(token) => request.bearer_auth(token.expose()),
+                None => request,
+            })
+        };
+        auth.send(build, session.version.as_deref()).await
+    }
+
+    /// The bearer token for a request without a retry (the GET stream,
+    /// `DELETE`), when signed in.
+    async fn bearer(&self, session: &Session) -> Option<Secret> {
+        let auth = self.auth.as_ref()?;
+        auth.bearer(session.version.as_deref()).await.ok().flatten()
     }
 
     /// Speaks the 2026-07-28 era from now on (no session).
@@ -176,11 +219,7 @@ impl HttpWire {
 
     async fn send_unbounded(&self, message: &Value) -> Result<(), ClientError> {
         let session = self.session();
-        let response = self
-            .post(message, &[], &session)?
-            .send()
-            .await
-            .map_err(|e| ClientError::Transport(failed_to_send(e)))?;
+        let response = self.send_post(message, &[], &session).await?;
         let status = response.status();
         if status.is_success() {
             Ok(())
@@ -206,11 +245,7 @@ impl HttpWire {
         let mut answer = router.expect(id);
         router.show(Direction::Sent, body);
         let session = self.session();
-        let response = self
-            .post(body, extra, &session)?
-            .send()
-            .await
-            .map_err(|e| ClientError::Transport(failed_to_send(e)))?;
+        let response = self.send_post(body, extra, &session).await?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND && session.id.is_some() {
             return Err(ClientError::SessionExpired);
@@ -342,6 +377,9 @@ impl HttpWire {
         if let Some(last) = last_event_id {
             request = request.header("last-event-id", last);
         }
+        if let Some(token) = self.bearer(session).await {
+            request = request.bearer_auth(token.expose());
+        }
         let response = request
             .send()
             .await
@@ -408,7 +446,10 @@ impl HttpWire {
         if session.id.is_none() {
             return;
         }
-        let request = self.with_session(self.http.delete(&self.url), &session);
+        let mut request = self.with_session(self.http.delete(&self.url), &session);
+        if let Some(token) = self.bearer(&session).await {
+            request = request.bearer_auth(token.expose());
+        }
         let sent = tokio::time::timeout(Duration::from_secs(5), request.send()).await;
         if let Ok(Err(e)) = sent {
             tracing::debug!("DELETE {}: {e}", self.url);
