@@ -364,11 +364,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .request_state_signer(RequestStateSigner::generate()?)
         .build()?;
     let bound = HttpTransport::new(server).bind("127.0.0.1:0").await?;
-    let client = Client::http(bound.url()).connect().await?;
+    let url = bound.url();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(bound.serve_until(async {
         let _ = stopped.await;
     }));
+    // `connect` talks to the server (server/discover): it must be serving.
+    let client = Client::http(url).connect().await?;
 
     println!("== 1. A refund in two rounds: the details, then a confirmation.");
     let args = RefundArgs {
