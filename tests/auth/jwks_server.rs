@@ -74,8 +74,11 @@ pub struct JwksServer {
     /// The client the token endpoint serves, once there is one.
     issuing: Arc<Mutex<Option<Issuing>>>,
     /// The token requests' forms, in order (the client secret left out).
-    token_requests: Arc<Mutex<Vec<Vec<(String, String)>>>>,
+    token_requests: Arc<Mutex<Vec<Form>>>,
 }
+
+/// A form's name-value pairs.
+pub type Form = Vec<(String, String)>;
 
 /// The one client the token endpoint knows, and the key it signs with.
 struct Issuing {
@@ -251,7 +254,7 @@ impl JwksServer {
 
     /// The forms of the token requests so far, in order, without any
     /// `client_secret`.
-    pub fn token_requests(&self) -> Vec<Vec<(String, String)>> {
+    pub fn token_requests(&self) -> Vec<Form> {
         self.token_requests.lock().unwrap().clone()
     }
 

@@ -293,15 +293,17 @@ async fn tokens_stored_for_another_server_are_never_sent() {
         ..Mock::default()
     })
     .await;
-    let mut state = StoredAuth::default();
-    state.tokens = Some(Tokens {
-        access_token: Secret::new("for-another-server"),
-        refresh_token: Some(Secret::new("refresh-elsewhere")),
-        expires_at: None,
-        scopes: vec![],
-        resource: "http://127.0.0.1:1/mcp".into(),
-        issuer: "http://127.0.0.1:1".into(),
-    });
+    let state = StoredAuth {
+        tokens: Some(Tokens {
+            access_token: Secret::new("for-another-server"),
+            refresh_token: Some(Secret::new("refresh-elsewhere")),
+            expires_at: None,
+            scopes: vec![],
+            resource: "http://127.0.0.1:1/mcp".into(),
+            issuer: "http://127.0.0.1:1".into(),
+        }),
+        ..StoredAuth::default()
+    };
     let oauth =
         OAuth::authorization_code(HeadlessSignIn::new()).store(MemoryStore::with_state(state));
     let client = connect(&base, oauth).await;
