@@ -110,6 +110,42 @@ pub(crate) struct Options {
     /// Print every message sent and received on stderr.
     #[arg(long, short, global = true)]
     pub(crate) verbose: bool,
+    /// Sign in with this pre-registered OAuth client id (HTTP targets only;
+    /// without it the client registers itself where the server allows).
+    #[arg(long, global = true, value_name = "ID")]
+    pub(crate) client_id: Option<String>,
+    /// The client's secret: with --client-id, signs in as a machine with
+    /// the client credentials grant instead of in the browser.
+    #[arg(long, global = true, value_name = "SECRET", requires = "client_id")]
+    pub(crate) client_secret: Option<String>,
+    /// A scope to ask for when the server names none (repeatable, or
+    /// several separated by spaces).
+    #[arg(long = "scope", global = true, value_name = "SCOPE")]
+    pub(crate) scopes: Vec<String>,
+    /// Where to keep the client's registration and tokens (a JSON file
+    /// readable by the user only; default: $XDG_CONFIG_HOME/mcp/tokens.json,
+    /// or ~/.config/mcp/tokens.json).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) token_store: Option<std::path::PathBuf>,
+}
+
+impl Options {
+    /// Whether any of the sign-in options was given.
+    pub(crate) fn signs_in(&self) -> bool {
+        self.client_id.is_some()
+            || self.client_secret.is_some()
+            || !self.scopes.is_empty()
+            || self.token_store.is_some()
+    }
+
+    /// The scopes of every `--scope`, split at spaces.
+    pub(crate) fn scope_list(&self) -> Vec<String> {
+        self.scopes
+            .iter()
+            .flat_map(|s| s.split_whitespace())
+            .map(str::to_owned)
+            .collect()
+    }
 }
 
 /// The values of `--era`.
@@ -197,6 +233,33 @@ mod tests {
         assert_eq!(cli.options.timeout, Duration::from_secs(5));
         assert!(
             Cli::try_parse_from(["mcp", "tools", "x", "--decline", "--answers", "{}"]).is_err()
+        );
+    }
+
+    #[test]
+    fn sign_in_options() {
+        let cli = Cli::try_parse_from([
+            "mcp",
+            "tools",
+            "http://x/mcp",
+            "--client-id",
+            "app",
+            "--client-secret",
+            "s",
+            "--scope",
+            "a b",
+            "--scope",
+            "c",
+            "--token-store",
+            "/tmp/t.json",
+        ])
+        .unwrap();
+        assert_eq!(cli.options.client_id.as_deref(), Some("app"));
+        assert_eq!(cli.options.scope_list(), ["a", "b", "c"]);
+        assert!(cli.options.signs_in());
+        assert!(
+            Cli::try_parse_from(["mcp", "tools", "http://x/mcp", "--client-secret", "s"]).is_err(),
+            "--client-secret needs --client-id"
         );
     }
 }

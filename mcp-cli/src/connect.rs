@@ -5,9 +5,11 @@
 //! [`Failure`]s.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_runtime::client::auth::{FileStore, LoopbackSignIn, OAuth};
 use mcp_runtime::client::{self, Client, ClientBuilder, ClientError, Direction, ListKind};
 use mcp_runtime::schema::{
     ElicitAction, ElicitRequestFormParams, ElicitRequestUrlParams, ElicitResult, ElicitValue,
@@ -42,8 +44,22 @@ pub(crate) struct Settings {
     pub(crate) verbose: bool,
     /// `--timeout`: also the client's bound on one auto-fulfilled request.
     pub(crate) timeout: Duration,
+    /// How to sign in when an HTTP server asks.
+    pub(crate) sign_in: SignInSettings,
     /// How forms are answered.
     pub(crate) forms: Arc<Policy>,
+}
+
+/// `--client-id`, `--client-secret`, `--scope` and `--token-store`.
+pub(crate) struct SignInSettings {
+    /// A pre-registered client id.
+    pub(crate) client_id: Option<String>,
+    /// Its secret: with the id, the client credentials grant.
+    pub(crate) client_secret: Option<String>,
+    /// Scopes for when the server names none.
+    pub(crate) scopes: Vec<String>,
+    /// The file store's path (`None`: in memory).
+    pub(crate) token_store: Option<PathBuf>,
 }
 
 /// What `mcp tools`, `mcp prompts` and `mcp resources` list.
@@ -68,7 +84,10 @@ pub(crate) struct Connection {
 pub(crate) async fn connect(settings: &Settings) -> Result<Connection, Failure> {
     let server = settings.target.name().to_owned();
     let builder = match &settings.target {
-        Target::Http { url } => Client::http(url.clone()),
+        Target::Http { url } => Client::http(url.clone()).oauth(
+            oauth(&settings.sign_in, settings.timeout)
+                .map_err(|e| Failure::server(&server, format_args!("cannot sign in: {e}")))?,
+        ),
         Target::Stdio { program, args, .. } => Client::stdio(program.clone(), args.clone()),
     };
     let builder = builder.max_duration(settings.timeout);
@@ -84,6 +103,30 @@ pub(crate) async fn connect(settings: &Settings) -> Result<Connection, Failure> 
         client,
         server,
         http: settings.target.is_http(),
+    })
+}
+
+/// How to sign in when the server answers 401: client credentials with
+/// `--client-id` and `--client-secret`, else the authorization code in the
+/// browser, waiting at most `timeout` for the user.
+fn oauth(
+    settings: &SignInSettings,
+    timeout: Duration,
+) -> Result<OAuth, mcp_runtime::client::auth::AuthError> {
+    let oauth = match (&settings.client_id, &settings.client_secret) {
+        (Some(id), Some(secret)) => OAuth::client_credentials(id.clone(), secret.clone()),
+        (id, _) => {
+            let oauth = OAuth::authorization_code(LoopbackSignIn::new()?.timeout(timeout));
+            match id {
+                Some(id) => oauth.client_id(id.clone()),
+                None => oauth,
+            }
+        }
+    };
+    let oauth = oauth.client_name("mcp").scopes(settings.scopes.clone());
+    Ok(match &settings.token_store {
+        Some(path) => oauth.store(FileStore::new(path)),
+        None => oauth,
     })
 }
 

@@ -20,6 +20,13 @@
 //! stdin is one, or declined (`--decline` declines them all); URL-mode
 //! requests are printed on stderr and accepted. Every use of the client is
 //! in `connect.rs`.
+//!
+//! A server over HTTP that answers 401 is signed in to with OAuth: in the
+//! browser (a listener on 127.0.0.1 receives the redirect), or with
+//! `--client-id` and `--client-secret` as a machine (client credentials).
+//! The registration and tokens are kept in `--token-store` (default
+//! `$XDG_CONFIG_HOME/mcp/tokens.json` or `~/.config/mcp/tokens.json`,
+//! mode 0600), so the next run refreshes instead of signing in again.
 
 mod cli;
 mod connect;
@@ -36,7 +43,7 @@ use clap::Parser;
 use serde_json::{Map, Value};
 
 use cli::{Cli, Command, EraArg};
-use connect::{Connection, Era, Listing, Settings};
+use connect::{Connection, Era, Listing, Settings, SignInSettings};
 use failure::Failure;
 use forms::Policy;
 use target::Target;
@@ -92,6 +99,12 @@ fn prepare(cli: &Cli) -> Result<(Settings, Request), Failure> {
             "--header applies to HTTP targets only, and TARGET is a command line",
         ));
     }
+    if options.signs_in() && !target.is_http() {
+        return Err(Failure::usage(
+            "--client-id, --client-secret, --scope and --token-store apply to HTTP targets \
+             only, and TARGET is a command line",
+        ));
+    }
     let request = match &cli.command {
         Command::Tools { .. } => Request::List(Listing::Tools),
         Command::Prompts { .. } => Request::List(Listing::Prompts),
@@ -125,12 +138,34 @@ fn prepare(cli: &Cli) -> Result<(Settings, Request), Failure> {
         headers: options.headers.clone(),
         verbose: options.verbose,
         timeout: options.timeout,
+        sign_in: SignInSettings {
+            client_id: options.client_id.clone(),
+            client_secret: options.client_secret.clone(),
+            scopes: options.scope_list(),
+            token_store: options.token_store.clone().or_else(default_token_store),
+        },
         forms: Arc::new(Policy::from_options(
             options.decline,
             options.answers.as_deref(),
         )?),
     };
     Ok((settings, request))
+}
+
+/// Where the tokens are kept without `--token-store`:
+/// `$XDG_CONFIG_HOME/mcp/tokens.json`, else `$HOME/.config/mcp/tokens.json`
+/// (`%APPDATA%\\mcp\\tokens.json` on Windows); none (in memory) when
+/// neither is set.
+fn default_token_store() -> Option<std::path::PathBuf> {
+    let absolute = |var: &str| {
+        std::env::var_os(var)
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let config = absolute("XDG_CONFIG_HOME")
+        .or_else(|| absolute("HOME").map(|home| home.join(".config")))
+        .or_else(|| absolute("APPDATA"))?;
+    Some(config.join("mcp").join("tokens.json"))
 }
 
 /// ARGS_JSON: a JSON object.

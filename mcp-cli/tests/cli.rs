@@ -15,7 +15,15 @@
 //!
 //! Every wait is bounded: the build, a server's `listening on` line, and
 //! each run of `mcp`, which is killed past its bound and fails the test.
+//!
+//! The sign-in tests protect `conformance-server` (`--protect ISSUER`, JWT
+//! access tokens) with the authorization server of the tests' own
+//! (`tests/auth/jwks_server.rs`), whose token endpoint answers the client
+//! credentials grant.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "../../tests/auth/jwks_server.rs"]
+mod jwks;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -198,8 +206,13 @@ struct Server {
 impl Server {
     /// `NAME --listen 127.0.0.1:0`, once it printed `listening on URL`.
     fn http(name: &str) -> Self {
+        Self::http_with(name, &["--listen", "127.0.0.1:0"])
+    }
+
+    /// `NAME ARGS`, once it printed `listening on URL`.
+    fn http_with(name: &str, args: &[&str]) -> Self {
         let mut child = Command::new(server_bin(name))
-            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -715,4 +728,164 @@ fn on_a_terminal_forms_are_asked_field_by_field() {
             ran.describe()
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signing in
+// ---------------------------------------------------------------------------------------------
+
+/// A free port on 127.0.0.1 (a protected server names its own URL, so it
+/// needs its port before it starts).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// The authorization server of the tests' own (serving on `runtime`),
+/// issuing JWTs to the client `machine` / `machine-secret`, and
+/// `conformance-server --protect` trusting it.
+fn protected() -> (tokio::runtime::Runtime, jwks::JwksServer, Server) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let key = jwks::Key::generate("k1");
+    let authorization = runtime.block_on(jwks::JwksServer::start(vec![key.jwk.clone()]));
+    authorization.issue_tokens(key, "machine", "machine-secret");
+    let listen = format!("127.0.0.1:{}", free_port());
+    let server = Server::http_with(
+        CONFORMANCE,
+        &[
+            "--listen",
+            &listen,
+            "--protect",
+            &authorization.issuer,
+            "--required-scope",
+            "mcp:tools",
+        ],
+    );
+    (runtime, authorization, server)
+}
+
+/// A fresh directory under the system's temporary one.
+fn temp_dir(what: &str) -> PathBuf {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).unwrap();
+    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = std::env::temp_dir().join(format!("mcp-cli-{what}-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn client_id_and_secret_sign_in_as_a_machine_to_a_protected_server() {
+    let (_runtime, authorization, server) = protected();
+    let dir = temp_dir("machine");
+    let store = dir.join("tokens.json");
+    let store_arg = store.to_str().unwrap();
+    let signed_in = [
+        "--client-id",
+        "machine",
+        "--client-secret",
+        "machine-secret",
+        "--token-store",
+        store_arg,
+    ];
+
+    // A wrong secret: the token endpoint's refusal, without the secret.
+    let refused = mcp(&[
+        "call",
+        &server.url,
+        "test_simple_text",
+        "--client-id",
+        "machine",
+        "--client-secret",
+        "wrong-secret-7f3a",
+        "--token-store",
+        store_arg,
+    ]);
+    assert_failed(&refused, &[&server.url, "invalid_client"]);
+    assert!(
+        !refused.stderr.contains("wrong-secret-7f3a"),
+        "{}",
+        refused.describe()
+    );
+
+    let mut args = vec!["call", server.url.as_str(), "test_simple_text"];
+    args.extend(signed_in);
+    let ran = mcp(&args);
+    assert_eq!(ran.code(), Some(0), "{}", ran.describe());
+    assert!(!text_of(&ran).is_empty(), "{}", ran.describe());
+    let forms = authorization.token_requests();
+    let granted = forms
+        .iter()
+        .filter(|form| {
+            form.iter()
+                .any(|(k, v)| k == "grant_type" && v == "client_credentials")
+        })
+        .count();
+    assert_eq!(granted, forms.len());
+    assert!(
+        forms
+            .last()
+            .unwrap()
+            .iter()
+            .any(|(k, v)| k == "resource" && *v == server.url),
+        "{forms:?}"
+    );
+    let kept = std::fs::read_to_string(&store).unwrap();
+    assert!(kept.contains("access_token"), "{kept}");
+
+    // The next run uses the kept token: no new token request.
+    let before = authorization.token_requests().len();
+    let mut args = vec!["tools", server.url.as_str()];
+    args.extend(signed_in);
+    let ran = mcp(&args);
+    assert!(
+        listed(&ran, "name").contains(&"test_simple_text".to_owned()),
+        "{}",
+        ran.describe()
+    );
+    assert_eq!(authorization.token_requests().len(), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_token_store_is_created_readable_by_the_user_only() {
+    let (_runtime, _authorization, server) = protected();
+    let dir = temp_dir("store");
+    let store = dir.join("nested").join("tokens.json");
+    let ran = mcp(&[
+        "tools",
+        &server.url,
+        "--client-id",
+        "machine",
+        "--client-secret",
+        "machine-secret",
+        "--scope",
+        "mcp:tools",
+        "--token-store",
+        store.to_str().unwrap(),
+    ]);
+    assert_eq!(ran.code(), Some(0), "{}", ran.describe());
+    assert!(store.is_file(), "no store at {}", store.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&store).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+    }
+    let kept = std::fs::read_to_string(&store).unwrap();
+    assert!(
+        !kept.contains("machine-secret"),
+        "the client secret was written: {kept}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sign_in_options_are_for_http_targets_only() {
+    let ran = mcp(&["tools", "node server.js", "--client-id", "x"]);
+    assert_failed(&ran, &["HTTP targets only"]);
+    let ran = mcp(&["tools", "http://127.0.0.1:1/mcp", "--client-secret", "x"]);
+    assert_eq!(ran.code(), Some(2), "{}", ran.describe());
 }

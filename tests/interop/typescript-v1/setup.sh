@@ -2,8 +2,9 @@
 # Installs (once) the official MCP TypeScript SDK v1 (`@modelcontextprotocol/sdk`,
 # the 2025-era client: initialize, sessions, elicitation/create; and its demo
 # OAuth authorization server) pinned in package.json / package-lock.json, and
-# Node 22 to run it with, and copies the scripts (client.mjs, oauth.mjs, server.mjs) next
-# to their node_modules; see tests/interop/npm-setup.sh.
+# Node 22 to run it with, and copies the scripts (auth-server.mjs, client.mjs,
+# oauth.mjs, server.mjs) next to their node_modules; see
+# tests/interop/npm-setup.sh.
 #
 # Usage: tests/interop/typescript-v1/setup.sh
 # Environment:
@@ -19,4 +20,4 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 exec bash "$HERE/../npm-setup.sh" "$HERE" MCP_INTEROP_TYPESCRIPT_V1_DIR \
     --needs node_modules/@modelcontextprotocol/sdk \
-    client.mjs oauth.mjs server.mjs
+    auth-server.mjs client.mjs oauth.mjs server.mjs

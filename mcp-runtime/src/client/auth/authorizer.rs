@@ -236,9 +236,20 @@ impl Authorizer {
         self.sign_in(&mut state, scopes).await
     }
 
+    /// Loads the store once. Tokens it holds for another resource (a store
+    /// shared between servers) are left out: they are never sent here, and
+    /// the first sign-in replaces them.
     async fn load(&self, state: &mut State) -> Result<(), AuthError> {
         if !state.loaded {
             state.stored = self.store.load().await?;
+            if state
+                .stored
+                .tokens
+                .as_ref()
+                .is_some_and(|t| !discovery::resource_matches(&t.resource, &self.server_url))
+            {
+                state.stored.tokens = None;
+            }
             state.loaded = true;
         }
         Ok(())

@@ -27,6 +27,8 @@ struct Mock {
     refresh_resources: Mutex<Vec<Option<String>>>,
     issued: AtomicUsize,
     valid: Mutex<HashSet<String>>,
+    /// Every bearer token the MCP endpoint received.
+    presented: Mutex<Vec<String>>,
     reject_refresh: bool,
     expires_in: u64,
 }
@@ -139,6 +141,7 @@ async fn start(mock: Mock) -> (Arc<Mock>, String) {
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.strip_prefix("Bearer "))
                     .map(str::to_owned);
+                m.presented.lock().unwrap().extend(token.clone());
                 if !token.is_some_and(|t| m.valid.lock().unwrap().contains(&t)) {
                     return Response::builder()
                         .status(StatusCode::UNAUTHORIZED)
@@ -281,4 +284,36 @@ async fn a_restart_with_the_file_store_refreshes_without_signing_in() {
     let kept = std::fs::read_to_string(&path).unwrap();
     assert!(kept.contains("refresh-"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn tokens_stored_for_another_server_are_never_sent() {
+    let (mock, base) = start(Mock {
+        expires_in: 3600,
+        ..Mock::default()
+    })
+    .await;
+    let state = StoredAuth {
+        tokens: Some(Tokens {
+            access_token: Secret::new("for-another-server"),
+            refresh_token: Some(Secret::new("refresh-elsewhere")),
+            expires_at: None,
+            scopes: vec![],
+            resource: "http://127.0.0.1:1/mcp".into(),
+            issuer: "http://127.0.0.1:1".into(),
+        }),
+        ..StoredAuth::default()
+    };
+    let oauth =
+        OAuth::authorization_code(HeadlessSignIn::new()).store(MemoryStore::with_state(state));
+    let client = connect(&base, oauth).await;
+    client.list_tools().await.unwrap();
+    let presented = mock.presented.lock().unwrap().clone();
+    assert!(!presented.is_empty());
+    assert!(
+        !presented.iter().any(|t| t == "for-another-server"),
+        "{presented:?}"
+    );
+    assert_eq!(mock.refreshes.load(Ordering::SeqCst), 0);
+    assert_eq!(mock.authorizations.load(Ordering::SeqCst), 1);
 }
