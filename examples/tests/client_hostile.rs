@@ -560,3 +560,31 @@ async fn a_child_silent_to_discover_is_taken_for_2025() {
     );
     assert_eq!(call_text(&client).await, "ok");
 }
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed() {
+    // Where the hostile server sends the client: it must hear nothing.
+    let elsewhere = RawPeer::start(|request, stream| async move {
+        let body = raw_peer::text_result(request.id(), "followed");
+        raw_peer::write_json(stream, 200, &[], &body).await;
+    })
+    .await;
+    let target = elsewhere.url.clone();
+    let peer = modern_peer(move |_, stream| {
+        let target = target.clone();
+        async move {
+            raw_peer::write_json(stream, 307, &[("location", &target)], &json!({})).await;
+        }
+    })
+    .await;
+    let client = connect(&peer, limits()).await;
+    let error = call_error(&client).await;
+    assert!(
+        matches!(error, ClientError::HttpStatus { status: 307, .. }),
+        "{error:?}"
+    );
+    assert!(
+        elsewhere.requests().is_empty(),
+        "the client followed the redirect"
+    );
+}

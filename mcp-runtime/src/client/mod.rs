@@ -99,6 +99,7 @@ mod lists;
 mod logging;
 mod notifications;
 mod raw;
+mod redirect;
 mod subscriptions;
 mod tasks;
 mod wire;

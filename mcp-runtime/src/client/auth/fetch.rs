@@ -11,32 +11,15 @@ use super::AuthError;
 pub(crate) const MAX_BODY_BYTES: usize = 256 * 1024;
 /// The bound on one authorization-related HTTP exchange.
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
-/// The most redirects followed (within one origin).
-const MAX_REDIRECTS: usize = 5;
 
 /// The HTTP client of authorization requests.
 pub(crate) fn client(connect_timeout: Duration) -> Result<reqwest::Client, AuthError> {
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .timeout(TIMEOUT)
-        .redirect(same_origin_redirects())
+        .redirect(crate::client::redirect::same_origin())
         .build()
         .map_err(|e| AuthError::Internal(format!("cannot build the HTTP client: {e}")))
-}
-
-/// Follows a redirect only to the origin the request started at.
-pub(crate) fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let same = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if attempt.previous().len() > MAX_REDIRECTS || !same {
-            attempt.stop()
-        } else {
-            attempt.follow()
-        }
-    })
 }
 
 /// An answer: its status and its body as JSON (`Null` when not JSON).

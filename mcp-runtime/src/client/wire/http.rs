@@ -64,6 +64,7 @@ impl HttpWire {
     ) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
+            .redirect(crate::client::redirect::same_origin())
             .build()
             .map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))?;
         Ok(Self {
