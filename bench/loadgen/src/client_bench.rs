@@ -30,6 +30,10 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use mcp_runtime::client::{Client, Era};
 
+mod process;
+
+use process::{peak_rss_kb, runtime};
+
 /// The command line, for errors.
 const USAGE: &str = "usage:
   mcp-client-bench --url http://127.0.0.1:PORT/mcp --concurrency N
@@ -267,31 +271,6 @@ async fn measure(client: Arc<Client>, options: &Options) -> Result<Outcome, Stri
     Ok(total)
 }
 
-/// This process's peak resident set (`VmHWM`, KiB).
-fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().strip_suffix("kB"))
-        .and_then(|kb| kb.trim().parse().ok())
-}
-
-/// A current-thread runtime for one thread, a multi-thread one otherwise.
-fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
-    let mut builder = if threads == 1 {
-        tokio::runtime::Builder::new_current_thread()
-    } else {
-        let mut builder = tokio::runtime::Builder::new_multi_thread();
-        builder.worker_threads(threads);
-        builder
-    };
-    builder
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))
-}
-
 /// Connects, measures and prints the result line.
 fn run(options: Options) -> Result<(), String> {
     let runtime = runtime(options.threads)?;
@@ -325,7 +304,7 @@ fn run(options: Options) -> Result<(), String> {
         "p50_us": outcome.latency_us.value_at_quantile(0.50),
         "p99_us": outcome.latency_us.value_at_quantile(0.99),
         "max_us": outcome.latency_us.max(),
-        "peak_rss_kb": peak_rss_kb(),
+        "peak_rss_kb": peak_rss_kb(std::process::id()),
     });
     if let Some(failure) = &outcome.first_failure {
         eprintln!(
@@ -393,6 +372,6 @@ mod tests {
 
     #[test]
     fn peak_rss_is_read() {
-        assert!(peak_rss_kb().is_some_and(|kb| kb > 0));
+        assert!(peak_rss_kb(std::process::id()).is_some_and(|kb| kb > 0));
     }
 }

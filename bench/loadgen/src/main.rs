@@ -43,6 +43,7 @@
 
 mod idle;
 mod load;
+mod process;
 mod report;
 mod target;
 mod wire;
@@ -53,6 +54,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::load::{Plan, Workload};
+use crate::process::{peak_rss_kb, rss_kb, runtime};
 use crate::report::Cell;
 
 /// The command line, for errors.
@@ -193,47 +195,6 @@ fn parse_run(args: &[String]) -> Result<RunOptions, String> {
         threads,
         server_pid,
     })
-}
-
-/// The peak resident set (`VmHWM`, KiB) of process `pid`.
-fn peak_rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    vm_hwm_kb(&status)
-}
-
-/// The resident set now (`VmRSS`, KiB) of process `pid`.
-fn rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status_kb(&status, "VmRSS:")
-}
-
-/// `VmHWM` from the text of `/proc/PID/status`.
-fn vm_hwm_kb(status: &str) -> Option<u64> {
-    status_kb(status, "VmHWM:")
-}
-
-/// The `field` (with its colon) of `/proc/PID/status`, in KiB.
-fn status_kb(status: &str, field: &str) -> Option<u64> {
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field))
-        .and_then(|rest| rest.trim().strip_suffix("kB"))
-        .and_then(|kb| kb.trim().parse().ok())
-}
-
-/// A current-thread runtime for one thread, a multi-thread one otherwise.
-fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
-    let mut builder = if threads == 1 {
-        tokio::runtime::Builder::new_current_thread()
-    } else {
-        let mut builder = tokio::runtime::Builder::new_multi_thread();
-        builder.worker_threads(threads);
-        builder
-    };
-    builder
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))
 }
 
 /// `run`: measures, then prints the result line.
@@ -468,16 +429,5 @@ mod tests {
         assert!(parse(&["--count", "10", "--settle", "0"]).is_ok());
         let no_pid = strings(&["--url", "u", "--count", "10"]);
         assert!(parse_sessions(&no_pid).is_err(), "the pid is required");
-    }
-
-    #[test]
-    fn vm_hwm_is_read_from_proc_status() {
-        let status = "Name:\tserver\nVmPeak:\t  100 kB\nVmHWM:\t   12345 kB\nVmRSS:\t 999 kB\n";
-        assert_eq!(vm_hwm_kb(status), Some(12345));
-        assert_eq!(vm_hwm_kb("Name: x\n"), None);
-        assert_eq!(status_kb(status, "VmRSS:"), Some(999));
-        // This process has them.
-        assert!(peak_rss_kb(std::process::id()).is_some_and(|kb| kb > 0));
-        assert!(rss_kb(std::process::id()).is_some_and(|kb| kb > 0));
     }
 }
