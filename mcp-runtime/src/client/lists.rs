@@ -108,15 +108,15 @@ impl Client {
         }
         let (items, ttl) = self.read_pages(kind).await?;
         let items = Arc::new(items);
-        let negotiated = self.negotiated();
-        let expires = match negotiated.era {
+        let expires = self.read_negotiated(|negotiated| match negotiated.era {
+            // A TTL past what the clock can count is kept until a change.
             Era::Modern => ttl
                 .filter(|ttl| !ttl.is_zero())
-                .map(|ttl| Some(Instant::now() + ttl)),
+                .map(|ttl| Instant::now().checked_add(ttl)),
             Era::Legacy => (kind.announced(&negotiated.capabilities)
                 && self.router.hears_notifications())
             .then_some(None),
-        };
+        });
         if let (Some(expires), Ok(mut entries)) = (expires, self.lists.entries.lock()) {
             entries.insert(
                 kind,

@@ -243,27 +243,27 @@ impl Client {
 
     /// The era negotiated with the server.
     pub fn era(&self) -> Era {
-        self.negotiated().era
+        self.read_negotiated(|n| n.era)
     }
 
     /// The protocol version negotiated with the server.
     pub fn protocol_version(&self) -> String {
-        self.negotiated().protocol_version
+        self.read_negotiated(|n| n.protocol_version.clone())
     }
 
     /// What the server offers, as `server/discover` or `initialize` said.
     pub fn server_capabilities(&self) -> ServerCapabilities {
-        self.negotiated().capabilities
+        self.read_negotiated(|n| n.capabilities.clone())
     }
 
     /// The server's name and version, when it gave them.
     pub fn server_info(&self) -> Option<Implementation> {
-        self.negotiated().server_info
+        self.read_negotiated(|n| n.server_info.clone())
     }
 
     /// How the server says it is to be used, when it says.
     pub fn instructions(&self) -> Option<String> {
-        self.negotiated().instructions
+        self.read_negotiated(|n| n.instructions.clone())
     }
 
     /// Ends the connection: a 2025-era HTTP session is ended with `DELETE`
@@ -287,11 +287,13 @@ impl Client {
         Ok(())
     }
 
-    fn negotiated(&self) -> Negotiated {
-        self.negotiated
-            .read()
-            .map(|n| n.clone())
-            .unwrap_or_else(|_| Negotiated::unknown())
+    /// Reads what was negotiated without copying the rest of it (the era
+    /// is read on every request).
+    fn read_negotiated<T>(&self, read: impl FnOnce(&Negotiated) -> T) -> T {
+        match self.negotiated.read() {
+            Ok(negotiated) => read(&negotiated),
+            Err(_) => read(&Negotiated::unknown()),
+        }
     }
 
     fn set_negotiated(&self, negotiated: Negotiated) {
