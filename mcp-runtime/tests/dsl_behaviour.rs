@@ -890,3 +890,91 @@ fn two_handlers_with_the_same_name_do_not_build() {
         "{problems}"
     );
 }
+
+/// One `#[handlers]` block.
+struct FrontDesk;
+
+#[handlers]
+impl FrontDesk {
+    /// Pages whoever is on call.
+    #[tool(name = "page")]
+    async fn page(&self) -> String {
+        "paged".into()
+    }
+}
+
+/// Another block, with a tool of the same name.
+struct BackDesk;
+
+#[handlers]
+impl BackDesk {
+    /// Pages the back office.
+    #[tool(name = "page")]
+    async fn page(&self) -> String {
+        "paged too".into()
+    }
+}
+
+#[test]
+fn the_same_name_in_two_handlers_blocks_is_a_build_error_in_sentences() {
+    let Err(error) = Server::builder("desks", "1")
+        .handlers(FrontDesk)
+        .handlers(BackDesk)
+        .build()
+    else {
+        panic!("two tools named `page` must not build")
+    };
+    let expected = "the server cannot be built:\n  - Two tools are named \"page\", perhaps in two \
+                    `#[handlers]` blocks or registered twice; rename one \
+                    (`#[tool(name = \"...\")]`) or register it once.";
+    assert_eq!(error.to_string(), expected);
+    // `fn main() -> Result<(), Box<dyn Error>>` prints `Debug`: the same sentences.
+    assert_eq!(format!("{error:?}"), expected);
+}
+
+/// Asks for a name and resumes from a signed state.
+#[tool]
+async fn resumes(step: Resume<Step>) -> Reply<Step> {
+    match step.into_inner() {
+        None => ask_name(),
+        Some(_) => Reply::text("resumed"),
+    }
+}
+
+/// Asks, but resumes from nothing: no signer needed.
+#[tool]
+async fn only_asks() -> Reply<()> {
+    Reply::ask(
+        "name",
+        mcp_runtime::schema::InputRequest::elicit_url("Sign in.", "https://example.com/login"),
+    )
+}
+
+#[test]
+fn a_handler_that_resumes_needs_a_signer_at_build() {
+    let Err(error) = Server::builder("no-signer", "1")
+        .tool(resumes {})
+        .tool(only_asks {})
+        .build()
+    else {
+        panic!("a `Resume<S>` handler without a signer must not build")
+    };
+    assert_eq!(
+        error.to_string(),
+        "the server cannot be built:\n  - Tool \"resumes\" takes a `Resume<S>` state, which the \
+         server signs, but the server has no request-state signer; add \
+         `.request_state_signer(RequestStateSigner::generate()?)` \
+         (`ServerBuilder::request_state_signer`) before `.build()`."
+    );
+
+    // With a signer it builds; a handler that only asks never needed one.
+    Server::builder("signer", "1")
+        .tool(resumes {})
+        .request_state_signer(RequestStateSigner::new(SECRET).unwrap())
+        .build()
+        .expect("builds with a signer");
+    Server::builder("asks", "1")
+        .tool(only_asks {})
+        .build()
+        .expect("a handler without `Resume<S>` needs no signer");
+}

@@ -203,6 +203,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
     let body = call_body(h);
     let variables = template_check(h);
     let needs = needs_shared(h);
+    let signer = needs_signer(h);
     let task = task_support(&h.target);
     let scopes = (!h.scopes.is_empty()).then(|| {
         let scopes = &h.scopes;
@@ -224,6 +225,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
             #task
             #scopes
             #needs
+            #signer
         }
 
         #variables
@@ -265,10 +267,30 @@ fn needs_shared(h: &Handler<'_>) -> Option<TokenStream> {
     })
 }
 
+/// `needs_signer`, for a handler with a `Resume<S>` parameter: its state
+/// is signed, so `ServerBuilder::build` refuses a server without a signer.
+/// (A completion never resumes.)
+fn needs_signer(h: &Handler<'_>) -> Option<TokenStream> {
+    let resumes = !matches!(h.target, Target::Completion)
+        && h.params.iter().any(|ty| is_generic(ty, "Resume"));
+    resumes.then(|| {
+        quote! {
+            fn needs_signer(&self) -> bool {
+                true
+            }
+        }
+    })
+}
+
 /// Whether `ty` is written `Shared<...>` (with any path before it).
 fn is_shared(ty: &syn::Type) -> bool {
+    is_generic(ty, "Shared")
+}
+
+/// Whether `ty` is written `name<...>` (with any path before it).
+fn is_generic(ty: &syn::Type, name: &str) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-        && p.path.segments.last().is_some_and(|last| last.ident == "Shared"
+        && p.path.segments.last().is_some_and(|last| last.ident == name
             && matches!(last.arguments, syn::PathArguments::AngleBracketed(_))))
 }
 

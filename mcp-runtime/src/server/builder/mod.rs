@@ -22,8 +22,8 @@ use crate::server::gate::{OutcomeRecord, StateGate};
 use crate::server::handler::plumbing::SharedNeed;
 use crate::server::handler::{
     Catalog, CompletionHandler, MethodHandler, PromptHandler, ResourceHandler,
-    ResourceTemplateHandler, Services, SharedValues, Table, TemplateEntry, ToolHandler,
-    UriTemplate,
+    ResourceTemplateHandler, Services, SharedValues, Table, TaskSupport, TemplateEntry,
+    ToolHandler, UriTemplate,
 };
 use crate::server::legacy::{Bridge, LegacyClients};
 use crate::server::methods::{CachePolicy, Lists};
@@ -42,7 +42,11 @@ impl Server {
 
 /// Why a server could not be built. Every problem found is reported, not
 /// only the first.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// It displays (and, so that `fn main() -> Result<(), Box<dyn Error>>`
+/// prints the same, debug-formats) as one line per problem, each a
+/// sentence naming the handler or setting and the fix.
+#[derive(Clone, PartialEq, Eq)]
 pub struct BuildError {
     problems: Vec<String>,
 }
@@ -56,12 +60,36 @@ impl BuildError {
 
 impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the server cannot be built: {}",
-            self.problems.join("; ")
-        )
+        let count = self.problems.len();
+        if count == 1 {
+            f.write_str("the server cannot be built:")?;
+        } else {
+            write!(f, "the server cannot be built ({count} problems):")?;
+        }
+        for problem in &self.problems {
+            write!(f, "\n  - {}", sentence(problem))?;
+        }
+        Ok(())
     }
+}
+
+impl std::fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+/// `problem` as a sentence: a capital first letter and a closing full stop.
+fn sentence(problem: &str) -> String {
+    let mut chars = problem.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
 }
 
 impl std::error::Error for BuildError {}
@@ -286,12 +314,20 @@ impl ServerBuilder {
     /// token, a fixed resource URI with `{`) are all reported together.
     pub fn build(self) -> Result<Server, BuildError> {
         let mut problems = Vec::new();
+        let has_signer = self.signer.is_some();
 
         let mut tools = Table::default();
         for handler in self.tools {
             let tool = handler.descriptor();
             checks::tool(&tool, handler.required_scopes(), &mut problems);
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+                format!("tool {:?}", tool.name)
+            });
+            // A tool that always runs as a task keeps its state in the task
+            // store, unsigned; every other round carries it signed.
+            let needs_signer =
+                handler.needs_signer() && handler.task_support() != TaskSupport::Required;
+            missing_signer(has_signer, needs_signer, &mut problems, || {
                 format!("tool {:?}", tool.name)
             });
             if !crate::rules::valid_tool_name(&tool.name) {
@@ -309,7 +345,10 @@ impl ServerBuilder {
             }
             let name = tool.name.clone();
             if !tools.insert(name.clone(), tool, handler) {
-                problems.push(format!("two tools are named {name:?}"));
+                problems.push(format!(
+                    "two tools are named {name:?}, perhaps in two `#[handlers]` blocks or \
+                     registered twice; rename one (`#[tool(name = \"...\")]`) or register it once"
+                ));
             }
         }
 
@@ -320,12 +359,18 @@ impl ServerBuilder {
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("prompt {:?}", prompt.name)
             });
+            missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
+                format!("prompt {:?}", prompt.name)
+            });
             let name = prompt.name.clone();
             if name.is_empty() {
                 problems.push("a prompt has an empty name".to_owned());
             }
             if !prompts.insert(name.clone(), prompt, handler) {
-                problems.push(format!("two prompts are named {name:?}"));
+                problems.push(format!(
+                    "two prompts are named {name:?}, perhaps in two `#[handlers]` blocks or \
+                     registered twice; rename one (`#[prompt(name = \"...\")]`) or register it once"
+                ));
             }
         }
 
@@ -336,9 +381,15 @@ impl ServerBuilder {
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("resource {:?}", resource.uri)
             });
+            missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
+                format!("resource {:?}", resource.uri)
+            });
             let uri = resource.uri.clone();
             if !resources.insert(uri.clone(), resource, handler) {
-                problems.push(format!("two resources have the URI {uri:?}"));
+                problems.push(format!(
+                    "two resources have the URI {uri:?}, perhaps in two `#[handlers]` blocks or \
+                     registered twice; give one another URI or register it once"
+                ));
             }
         }
 
@@ -349,12 +400,16 @@ impl ServerBuilder {
             missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("resource template {:?}", descriptor.uri_template)
             });
+            missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
+                format!("resource template {:?}", descriptor.uri_template)
+            });
             if templates
                 .iter()
                 .any(|(t, _)| t.descriptor.uri_template == descriptor.uri_template)
             {
                 problems.push(format!(
-                    "two resource templates are {:?}",
+                    "two resource templates are {:?}, perhaps in two `#[handlers]` blocks or \
+                     registered twice; change one or register it once",
                     descriptor.uri_template
                 ));
                 continue;
@@ -389,7 +444,9 @@ impl ServerBuilder {
                     "{method:?} is a method of the protocol and cannot be replaced"
                 ));
             } else if methods.insert(method.clone(), handler).is_some() {
-                problems.push(format!("two handlers serve the method {method:?}"));
+                problems.push(format!(
+                    "two handlers serve the method {method:?}; register one handler per method"
+                ));
             }
         }
 
@@ -448,6 +505,24 @@ impl ServerBuilder {
 }
 
 /// Reports each value `needs` names that `shared` lacks, for `who`.
+/// A problem when `who` resumes from a signed state
+/// ([`ToolHandler::needs_signer`]) and the server has no signer to sign it.
+fn missing_signer(
+    has_signer: bool,
+    needs: bool,
+    problems: &mut Vec<String>,
+    who: impl Fn() -> String,
+) {
+    if needs && !has_signer {
+        problems.push(format!(
+            "{} takes a `Resume<S>` state, which the server signs, but the server has no \
+             request-state signer; add `.request_state_signer(RequestStateSigner::generate()?)` \
+             (`ServerBuilder::request_state_signer`) before `.build()`",
+            who()
+        ));
+    }
+}
+
 fn missing_shared(
     shared: &SharedValues,
     needs: Vec<SharedNeed>,

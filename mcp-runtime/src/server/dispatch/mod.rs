@@ -141,6 +141,9 @@ impl Server {
             round_trip,
         } = request;
         let era = era(&self.inner, &method, params.as_ref(), session.is_some());
+        // The tool, prompt or resource the request names, for the log line
+        // of an internal error.
+        let handler = handler_named(&method, params.as_ref());
         // The method stays here (for the log) and dispatch borrows it: no
         // copy of it per request.
         let run = std::panic::AssertUnwindSafe(dispatch(
@@ -174,7 +177,7 @@ impl Server {
                 opened: Some(session),
             }) => Response::result(id, result).opening(session),
             Err(error) => {
-                log_error(&method, &id, &error);
+                log_error(&method, &id, handler.as_deref(), &error);
                 Response::error(Some(id), error)
             }
         };
@@ -462,14 +465,29 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("(no message)")
 }
 
-fn log_error(method: &str, id: &RequestId, error: &McpError) {
+/// The name of the tool or prompt, or the URI of the resource, that a
+/// `tools/call`, `prompts/get` or `resources/read` request names.
+fn handler_named(method: &str, params: Option<&Value>) -> Option<String> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    params?.get(key)?.as_str().map(str::to_owned)
+}
+
+/// Logs a request's error once: every `-32603` at warning level, naming
+/// the method, the handler (tool or prompt name, resource URI) and the
+/// cause; every other refusal at debug level.
+fn log_error(method: &str, id: &RequestId, handler: Option<&str>, error: &McpError) {
     match error {
         McpError::Internal { detail } => {
-            tracing::error!(
+            tracing::warn!(
                 method = %Wire(method),
+                handler = %Wire(handler.unwrap_or("")),
                 id = %Wire(&id.to_string()),
-                detail = %Wire(detail),
-                "request failed with an internal error"
+                cause = %Wire(detail),
+                "answered -32603 Internal error"
             );
         }
         other => tracing::debug!(
@@ -515,6 +533,17 @@ mod tests {
     }
 
     #[test]
+    fn the_logged_handler_is_the_tool_prompt_or_resource_the_request_names() {
+        let params = serde_json::json!({"name": "page_oncall", "uri": "desk://rota"});
+        let named = |method| handler_named(method, Some(&params));
+        assert_eq!(named("tools/call").as_deref(), Some("page_oncall"));
+        assert_eq!(named("prompts/get").as_deref(), Some("page_oncall"));
+        assert_eq!(named("resources/read").as_deref(), Some("desk://rota"));
+        assert_eq!(named("tools/list"), None);
+        assert_eq!(handler_named("tools/call", None), None);
+    }
+
+    #[test]
     fn an_internal_error_is_logged_escaped_and_cut() {
         let lines = Lines::default();
         let subscriber = tracing_subscriber::fmt()
@@ -529,13 +558,22 @@ mod tests {
             log_error(
                 "tools/call",
                 &RequestId::Number(1),
+                Some("page_oncall"),
                 &McpError::internal(detail.clone()),
             );
         });
         let logged = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
         assert_eq!(logged.lines().count(), 1, "one line: {logged:.400}");
         assert!(
-            logged.contains(r#"detail="boom\n2026-01-01 ERROR forged line\u{1b}[31mxxx"#),
+            logged.contains(" WARN ") && logged.contains("answered -32603 Internal error"),
+            "at warning level: {logged:.400}"
+        );
+        assert!(
+            logged.contains(r#"method="tools/call" handler="page_oncall""#),
+            "names the handler: {logged:.400}"
+        );
+        assert!(
+            logged.contains(r#"cause="boom\n2026-01-01 ERROR forged line\u{1b}[31mxxx"#),
             "escaped: {logged:.400}"
         );
         assert!(

@@ -71,6 +71,14 @@ pub trait ToolHandler: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Whether it resumes from a state the server signs (a `Resume<S>`
+    /// parameter): `ServerBuilder::build` then refuses a server without
+    /// `ServerBuilder::request_state_signer`. The macros fill it in; false
+    /// by default.
+    fn needs_signer(&self) -> bool {
+        false
+    }
+
     /// The scopes a caller's token needs for this handler
     /// (`scopes = [...]` in the macros' attribute), checked before it runs:
     /// a caller without every one of them is refused (over a protected
@@ -105,6 +113,14 @@ pub trait PromptHandler: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Whether it resumes from a state the server signs (a `Resume<S>`
+    /// parameter): `ServerBuilder::build` then refuses a server without
+    /// `ServerBuilder::request_state_signer`. The macros fill it in; false
+    /// by default.
+    fn needs_signer(&self) -> bool {
+        false
+    }
+
     /// The scopes a caller's token needs for this handler
     /// (`scopes = [...]` in the macros' attribute), checked before it runs:
     /// a caller without every one of them is refused (over a protected
@@ -132,6 +148,14 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// fill it in; a hand-written handler may leave it empty.
     fn needs_shared(&self) -> Vec<SharedNeed> {
         Vec::new()
+    }
+
+    /// Whether it resumes from a state the server signs (a `Resume<S>`
+    /// parameter): `ServerBuilder::build` then refuses a server without
+    /// `ServerBuilder::request_state_signer`. The macros fill it in; false
+    /// by default.
+    fn needs_signer(&self) -> bool {
+        false
     }
 
     /// The scopes a caller's token needs for this handler
@@ -167,6 +191,14 @@ pub trait ResourceTemplateHandler: Send + Sync + 'static {
     /// fill it in; a hand-written handler may leave it empty.
     fn needs_shared(&self) -> Vec<SharedNeed> {
         Vec::new()
+    }
+
+    /// Whether it resumes from a state the server signs (a `Resume<S>`
+    /// parameter): `ServerBuilder::build` then refuses a server without
+    /// `ServerBuilder::request_state_signer`. The macros fill it in; false
+    /// by default.
+    fn needs_signer(&self) -> bool {
+        false
     }
 
     /// The scopes a caller's token needs for this handler
