@@ -112,6 +112,9 @@ fn check<'a>(
             syn::FnArg::Typed(typed) => Some(&*typed.ty),
         })
         .collect();
+    for ty in params.iter().filter(|ty| !is_extractor(ty)) {
+        check_wide_integers(cx, what, ty);
+    }
     let output = match &sig.output {
         syn::ReturnType::Type(_, ty) => Some(&**ty),
         syn::ReturnType::Default => {
@@ -240,6 +243,49 @@ fn check_variables_taken(
         ),
     };
     cx.syn_error(syn::Error::new(*span, message));
+}
+
+/// Refuses `u128` and `i128` anywhere in an arguments parameter's type as
+/// written: arguments arrive as JSON, whose numbers carry integers exactly
+/// only up to 64 bits, so larger values would be refused at run time.
+fn check_wide_integers(cx: &mut Ctxt, what: &str, ty: &syn::Type) {
+    match ty {
+        syn::Type::Path(path) => {
+            if let Some(qself) = &path.qself {
+                check_wide_integers(cx, what, &qself.ty);
+            }
+            for segment in &path.path.segments {
+                let name = segment.ident.to_string();
+                if matches!(name.as_str(), "u128" | "i128") && path.path.segments.len() == 1 {
+                    let instead = if name == "u128" { "u64" } else { "i64" };
+                    cx.error_spanned_by(
+                        &segment.ident,
+                        format!(
+                            "`{name}` cannot be a `#[{what}]` argument: JSON carries integers exactly only up to 64 bits; use `{instead}`, or a `String` for larger values"
+                        ),
+                    );
+                }
+                if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                    for arg in &args.args {
+                        if let syn::GenericArgument::Type(ty) = arg {
+                            check_wide_integers(cx, what, ty);
+                        }
+                    }
+                }
+            }
+        }
+        syn::Type::Reference(r) => check_wide_integers(cx, what, &r.elem),
+        syn::Type::Paren(p) => check_wide_integers(cx, what, &p.elem),
+        syn::Type::Group(g) => check_wide_integers(cx, what, &g.elem),
+        syn::Type::Slice(s) => check_wide_integers(cx, what, &s.elem),
+        syn::Type::Array(a) => check_wide_integers(cx, what, &a.elem),
+        syn::Type::Tuple(t) => {
+            for elem in &t.elems {
+                check_wide_integers(cx, what, elem);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether a parameter type is one of the runtime's extractors, which take
