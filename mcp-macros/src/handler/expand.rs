@@ -435,8 +435,10 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
     // there.
     let convert = match (&h.target, h.output) {
         (_, None) => quote!(::core::unreachable!()),
+        // Named as the descriptor names it, so a type that cannot be
+        // returned is one error (the same at both), not two.
         (Target::Tool { .. }, Some(ty)) => {
-            quote_spanned!(ty.span()=> _mcp::IntoToolResult::into_tool_outcome(__mcp_output))
+            quote_spanned!(ty.span()=> <#ty as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output))
         }
         (Target::Prompt, Some(ty)) => {
             quote_spanned!(ty.span()=> _mcp::IntoPromptResult::into_prompt_outcome(__mcp_output))

@@ -3,10 +3,10 @@
 //! value, checked and emitted as a free function's handler is; the block
 //! implements `Handlers`, which registers them all.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 
-use super::model::Owner;
+use super::model::{Handler, Owner, Target};
 use super::{HandlerFn, Kind, attr, check, expand as emit};
 use crate::attr::runtime_path;
 use crate::ctxt::Ctxt;
@@ -55,6 +55,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
     let self_ty = &block.self_ty;
+    // What each handler is known by on the wire, for duplicates.
+    let mut seen: Vec<(&str, String, syn::Ident)> = Vec::new();
     let handlers: Vec<_> = methods
         .iter()
         .map(|m| {
@@ -62,7 +64,30 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let owner = Owner {
                 handler: format_ident!("__mcp_{}_{}", type_name, m.func.sig.ident),
             };
-            check(&mut cx, m.kind, &m.func, &attrs, Some(owner))
+            let handler = check(&mut cx, m.kind, &m.func, &attrs, Some(owner));
+            let (what, key, span) = wire_key(&handler, &attrs);
+            if let Some(first) = seen.iter().find(|(w, k, _)| *w == what && *k == key) {
+                let first = &first.2;
+                let message = match handler.target {
+                    Target::Completion => format!(
+                        "a second `#[completion]` method in this block: `fn {first}` is already the \
+                         server's completion handler, and a server has one (this one would \
+                         replace it); answer both in one method"
+                    ),
+                    Target::Tool { .. } | Target::Prompt => format!(
+                        "{what} `{key}` is already declared in this block by `fn {first}`: give \
+                         one of them another name (`#[{what}(name = \"...\")]`)"
+                    ),
+                    _ => format!(
+                        "{what} `{key}` is already declared in this block by `fn {first}`: give \
+                         one of them another URI, or serve both from one method"
+                    ),
+                };
+                cx.syn_error(syn::Error::new(span, message));
+            } else {
+                seen.push((what, key, m.func.sig.ident.clone()));
+            }
+            handler
         })
         .collect();
     let rt = runtime_path(None);
@@ -113,6 +138,27 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// What a handler is known by on the wire (its kind, its name or URI) and
+/// the user's token that says it: the `name`, `uri` or `uri_template`
+/// string, else the method's name.
+fn wire_key(h: &Handler<'_>, attrs: &attr::HandlerAttrs) -> (&'static str, String, Span) {
+    let ident = h.func.sig.ident.span();
+    let named = attrs.name.get().map_or(ident, syn::LitStr::span);
+    match &h.target {
+        Target::Tool { .. } => ("tool", h.name.clone(), named),
+        Target::Prompt => ("prompt", h.name.clone(), named),
+        Target::Resource { uri, .. } => (
+            "resource",
+            uri.clone(),
+            attrs.uri.get().map_or(ident, syn::LitStr::span),
+        ),
+        Target::ResourceTemplate { template, span, .. } => {
+            ("resource template", template.clone(), *span)
+        }
+        Target::Completion => ("completion", String::new(), ident),
     }
 }
 

@@ -104,7 +104,7 @@ fn check<'a>(
     let what = kind.name();
     check_signature(cx, what, sig);
     check_receiver(cx, what, sig, owner.is_some());
-    let params = sig
+    let params: Vec<&syn::Type> = sig
         .inputs
         .iter()
         .filter_map(|input| match input {
@@ -112,6 +112,9 @@ fn check<'a>(
             syn::FnArg::Typed(typed) => Some(&*typed.ty),
         })
         .collect();
+    for ty in params.iter().filter(|ty| !is_extractor(ty)) {
+        check_wide_integers(cx, what, ty);
+    }
     let output = match &sig.output {
         syn::ReturnType::Type(_, ty) => Some(&**ty),
         syn::ReturnType::Default => {
@@ -141,6 +144,10 @@ fn check<'a>(
         check_description(cx, what, &sig.ident, attrs, description.as_ref());
     }
     let target = target(cx, kind, attrs, &sig.ident);
+    // With both `uri` and `uri_template`, that one error is enough.
+    if attrs.uri.get().is_none() {
+        check_variables_taken(cx, &target, &params, &sig.ident);
+    }
     Handler {
         func,
         target,
@@ -192,6 +199,105 @@ fn check_description(
             ),
         ),
     }
+}
+
+/// A resource template's variables reach the function through a parameter
+/// other than the runtime's extractors (`Ctx`, `Resume<S>`, `Shared<T>`):
+/// a template none of whose parameters can take them would serve every URI
+/// alike. (Which fields that parameter has is checked by the expansion.)
+fn check_variables_taken(
+    cx: &mut Ctxt,
+    target: &Target,
+    params: &[&syn::Type],
+    ident: &syn::Ident,
+) {
+    let Target::ResourceTemplate {
+        variables, span, ..
+    } = target
+    else {
+        return;
+    };
+    if variables.is_empty() || params.iter().any(|ty| !is_extractor(ty)) {
+        return;
+    }
+    let braced = variables
+        .iter()
+        .map(|v| format!("`{{{v}}}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let fields = variables
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let message = match variables.as_slice() {
+        [_] => format!(
+            "the template variable {braced} is not taken by `{ident}`: add a parameter whose type \
+             has a field {fields} (a struct deriving `Deserialize` and `JsonSchema`), or remove \
+             {braced} from the template"
+        ),
+        _ => format!(
+            "the template variables {braced} are not taken by `{ident}`: add a parameter whose \
+             type has the fields {fields} (a struct deriving `Deserialize` and `JsonSchema`), or \
+             remove them from the template"
+        ),
+    };
+    cx.syn_error(syn::Error::new(*span, message));
+}
+
+/// Refuses `u128` and `i128` anywhere in an arguments parameter's type as
+/// written: arguments arrive as JSON, whose numbers carry integers exactly
+/// only up to 64 bits, so larger values would be refused at run time.
+fn check_wide_integers(cx: &mut Ctxt, what: &str, ty: &syn::Type) {
+    match ty {
+        syn::Type::Path(path) => {
+            if let Some(qself) = &path.qself {
+                check_wide_integers(cx, what, &qself.ty);
+            }
+            for segment in &path.path.segments {
+                let name = segment.ident.to_string();
+                if matches!(name.as_str(), "u128" | "i128") && path.path.segments.len() == 1 {
+                    let instead = if name == "u128" { "u64" } else { "i64" };
+                    cx.error_spanned_by(
+                        &segment.ident,
+                        format!(
+                            "`{name}` cannot be a `#[{what}]` argument: JSON carries integers exactly only up to 64 bits; use `{instead}`, or a `String` for larger values"
+                        ),
+                    );
+                }
+                if let syn::PathArguments::AngleBracketed(args) = &segment.arguments {
+                    for arg in &args.args {
+                        if let syn::GenericArgument::Type(ty) = arg {
+                            check_wide_integers(cx, what, ty);
+                        }
+                    }
+                }
+            }
+        }
+        syn::Type::Reference(r) => check_wide_integers(cx, what, &r.elem),
+        syn::Type::Paren(p) => check_wide_integers(cx, what, &p.elem),
+        syn::Type::Group(g) => check_wide_integers(cx, what, &g.elem),
+        syn::Type::Slice(s) => check_wide_integers(cx, what, &s.elem),
+        syn::Type::Array(a) => check_wide_integers(cx, what, &a.elem),
+        syn::Type::Tuple(t) => {
+            for elem in &t.elems {
+                check_wide_integers(cx, what, elem);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a parameter type is one of the runtime's extractors, which take
+/// nothing from the arguments: `Ctx`, `Resume<S>`, `Shared<T>`.
+fn is_extractor(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| {
+            matches!(last.ident.to_string().as_str(), "Ctx" | "Resume" | "Shared")
+        })
 }
 
 /// A free function has no receiver; a method of a `#[handlers]` block takes

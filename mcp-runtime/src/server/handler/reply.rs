@@ -218,7 +218,8 @@ pub struct Json<T>(pub T);
 /// What a tool handler may return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[tool]`",
-    note = "a tool returns `CallToolResult`, `String`, `Json<T>`, `Reply<S>`, or a `Result` of one of these with `ToolError` (a tool failure, `isError: true`) or `McpError` (a protocol error)"
+    note = "a tool returns `CallToolResult`, `String`, `Json<T>`, `Reply<S>`, or a `Result` of one of these with `ToolError` (a tool failure, `isError: true`) or `McpError` (a protocol error)",
+    note = "for another error type, return `Result<T, ToolError>`: `?` turns any `std::error::Error` (`std::io::Error`, ...) into a `ToolError`"
 )]
 pub trait IntoToolResult {
     /// The tool's output schema, when it returns structured content.

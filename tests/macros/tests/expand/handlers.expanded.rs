@@ -30,7 +30,7 @@ const _: () = {
             let __mcp_this = _mcp::Arc::clone(&self.0);
             _mcp::Box::pin(async move {
                 let __mcp_output = __mcp_this.greet().await;
-                _mcp::IntoToolResult::into_tool_outcome(__mcp_output)
+                <String as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
             })
         }
     }

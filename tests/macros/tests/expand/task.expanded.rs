@@ -31,7 +31,7 @@ const _: () = {
             _mcp::Box::pin(async move {
                 let __mcp_arg0: Ctx = _mcp::FromCall::from_call(&mut __mcp_parts)?;
                 let __mcp_output = nightly_report(__mcp_arg0).await;
-                _mcp::IntoToolResult::into_tool_outcome(__mcp_output)
+                <String as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
             })
         }
         fn task_support(&self) -> _mcp::TaskSupport {

@@ -43,7 +43,10 @@ const _: () = {
                 )?;
                 let __mcp_arg1: Ctx = _mcp::FromCall::from_call(&mut __mcp_parts)?;
                 let __mcp_output = count(__mcp_arg0, __mcp_arg1).await;
-                _mcp::IntoToolResult::into_tool_outcome(__mcp_output)
+                <Result<
+                    String,
+                    ToolError,
+                > as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
             })
         }
     }
