@@ -9,6 +9,8 @@
 
 use crate::rules;
 use crate::schema::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::server::handler::SharedValues;
+use crate::server::handler::plumbing::SharedNeed;
 
 /// Checks a tool's description and the scopes it requires.
 pub(super) fn tool(tool: &Tool, scopes: &[&str], problems: &mut Vec<String>) {
@@ -72,6 +74,43 @@ fn scopes(who: &str, scopes: &[&str], problems: &mut Vec<String>) {
              return each scope as a string of its own from `required_scopes()`",
             rules::SCOPE_RULE
         ));
+    }
+}
+
+/// A problem when `who` resumes from a signed state
+/// ([`ToolHandler::needs_signer`]) and the server has no signer to sign it.
+pub(super) fn missing_signer(
+    has_signer: bool,
+    needs: bool,
+    problems: &mut Vec<String>,
+    who: impl Fn() -> String,
+) {
+    if needs && !has_signer {
+        problems.push(format!(
+            "{} takes a `Resume<S>` state, which the server signs, but the server has no \
+             request-state signer; add `.request_state_signer(RequestStateSigner::generate()?)` \
+             (`ServerBuilder::request_state_signer`) before `.build()`",
+            who()
+        ));
+    }
+}
+
+/// Reports each value `needs` names that `shared` lacks, for `who`.
+pub(super) fn missing_shared(
+    shared: &SharedValues,
+    needs: Vec<SharedNeed>,
+    problems: &mut Vec<String>,
+    who: impl Fn() -> String,
+) {
+    for need in needs {
+        if !shared.contains_key(&need.type_id()) {
+            problems.push(format!(
+                "{} takes Shared<{}>, but no value of that type was given to \
+                 ServerBuilder::share; add `.share(value)` before `.build()`",
+                who(),
+                need.type_name()
+            ));
+        }
     }
 }
 

@@ -6,8 +6,10 @@
 //! makes) and the rooms whose parts the registry holds.
 
 mod checks;
+mod error;
 mod register;
 
+pub use error::BuildError;
 pub use register::{Handlers, Register};
 
 use std::collections::HashMap;
@@ -19,7 +21,6 @@ use crate::budget::{Memory, MemoryLimits};
 use crate::schema::{CacheHint, Implementation, JsonObject, meta_keys};
 use crate::server::dispatch::{Registry, Server, is_reserved};
 use crate::server::gate::{OutcomeRecord, StateGate};
-use crate::server::handler::plumbing::SharedNeed;
 use crate::server::handler::{
     Catalog, CompletionHandler, MethodHandler, PromptHandler, ResourceHandler,
     ResourceTemplateHandler, Services, SharedValues, Table, TaskSupport, TemplateEntry,
@@ -39,60 +40,6 @@ impl Server {
         ServerBuilder::new(name, version)
     }
 }
-
-/// Why a server could not be built. Every problem found is reported, not
-/// only the first.
-///
-/// It displays (and, so that `fn main() -> Result<(), Box<dyn Error>>`
-/// prints the same, debug-formats) as one line per problem, each a
-/// sentence naming the handler or setting and the fix.
-#[derive(Clone, PartialEq, Eq)]
-pub struct BuildError {
-    problems: Vec<String>,
-}
-
-impl BuildError {
-    /// Each problem, one sentence each.
-    pub fn problems(&self) -> &[String] {
-        &self.problems
-    }
-}
-
-impl std::fmt::Display for BuildError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let count = self.problems.len();
-        if count == 1 {
-            f.write_str("the server cannot be built:")?;
-        } else {
-            write!(f, "the server cannot be built ({count} problems):")?;
-        }
-        for problem in &self.problems {
-            write!(f, "\n  - {}", sentence(problem))?;
-        }
-        Ok(())
-    }
-}
-
-impl std::fmt::Debug for BuildError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(self, f)
-    }
-}
-
-/// `problem` as a sentence: a capital first letter and a closing full stop.
-fn sentence(problem: &str) -> String {
-    let mut chars = problem.chars();
-    let mut out: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    };
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
-}
-
-impl std::error::Error for BuildError {}
 
 /// Collects handlers and settings, then checks them all in [`Self::build`].
 #[must_use = "a builder does nothing until `build()` is called"]
@@ -320,14 +267,14 @@ impl ServerBuilder {
         for handler in self.tools {
             let tool = handler.descriptor();
             checks::tool(&tool, handler.required_scopes(), &mut problems);
-            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+            checks::missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("tool {:?}", tool.name)
             });
             // A tool that always runs as a task keeps its state in the task
             // store, unsigned; every other round carries it signed.
             let needs_signer =
                 handler.needs_signer() && handler.task_support() != TaskSupport::Required;
-            missing_signer(has_signer, needs_signer, &mut problems, || {
+            checks::missing_signer(has_signer, needs_signer, &mut problems, || {
                 format!("tool {:?}", tool.name)
             });
             if !crate::rules::valid_tool_name(&tool.name) {
@@ -356,10 +303,10 @@ impl ServerBuilder {
         for handler in self.prompts {
             let prompt = handler.descriptor();
             checks::prompt(&prompt, handler.required_scopes(), &mut problems);
-            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+            checks::missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("prompt {:?}", prompt.name)
             });
-            missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
+            checks::missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
                 format!("prompt {:?}", prompt.name)
             });
             let name = prompt.name.clone();
@@ -378,10 +325,10 @@ impl ServerBuilder {
         for handler in self.resources {
             let resource = handler.descriptor();
             checks::resource(&resource, handler.required_scopes(), &mut problems);
-            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+            checks::missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("resource {:?}", resource.uri)
             });
-            missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
+            checks::missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
                 format!("resource {:?}", resource.uri)
             });
             let uri = resource.uri.clone();
@@ -397,10 +344,10 @@ impl ServerBuilder {
         for handler in self.templates {
             let descriptor = handler.descriptor();
             checks::resource_template(&descriptor, handler.required_scopes(), &mut problems);
-            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+            checks::missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 format!("resource template {:?}", descriptor.uri_template)
             });
-            missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
+            checks::missing_signer(has_signer, handler.needs_signer(), &mut problems, || {
                 format!("resource template {:?}", descriptor.uri_template)
             });
             if templates
@@ -431,7 +378,7 @@ impl ServerBuilder {
         }
 
         if let Some(handler) = &self.completion {
-            missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
+            checks::missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
                 "the completion handler".to_owned()
             });
         }
@@ -457,7 +404,7 @@ impl ServerBuilder {
         }
 
         if !problems.is_empty() {
-            return Err(BuildError { problems });
+            return Err(BuildError::new(problems));
         }
 
         let result_meta = self.server_info_in_results.then(|| {
@@ -501,42 +448,5 @@ impl ServerBuilder {
             legacy: self.legacy,
             closing: Closing::new(),
         }))
-    }
-}
-
-/// Reports each value `needs` names that `shared` lacks, for `who`.
-/// A problem when `who` resumes from a signed state
-/// ([`ToolHandler::needs_signer`]) and the server has no signer to sign it.
-fn missing_signer(
-    has_signer: bool,
-    needs: bool,
-    problems: &mut Vec<String>,
-    who: impl Fn() -> String,
-) {
-    if needs && !has_signer {
-        problems.push(format!(
-            "{} takes a `Resume<S>` state, which the server signs, but the server has no \
-             request-state signer; add `.request_state_signer(RequestStateSigner::generate()?)` \
-             (`ServerBuilder::request_state_signer`) before `.build()`",
-            who()
-        ));
-    }
-}
-
-fn missing_shared(
-    shared: &SharedValues,
-    needs: Vec<SharedNeed>,
-    problems: &mut Vec<String>,
-    who: impl Fn() -> String,
-) {
-    for need in needs {
-        if !shared.contains_key(&need.type_id()) {
-            problems.push(format!(
-                "{} takes Shared<{}>, but no value of that type was given to \
-                 ServerBuilder::share; add `.share(value)` before `.build()`",
-                who(),
-                need.type_name()
-            ));
-        }
     }
 }
