@@ -122,17 +122,44 @@ impl ClientError {
     }
 }
 
+/// The most characters of a server-chosen text an error message shows.
+const SHOWN_CHARS: usize = 300;
+
+/// A text the server chose, as an error message shows it: at most
+/// [`SHOWN_CHARS`] characters, then "…", with control characters escaped
+/// (a newline in it cannot forge a line of the log the error is written to).
+struct Shown<'a>(&'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (shown, c) in self.0.chars().enumerate() {
+            if shown == SHOWN_CHARS {
+                return f.write_str("…");
+            }
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Transport(detail) => write!(f, "transport error: {detail}"),
             Self::Authorization(error) => write!(f, "authorization failed: {error}"),
             Self::Protocol(error) => {
-                write!(f, "server error {}: {}", error.code, error.message)
+                write!(f, "server error {}: {}", error.code, Shown(&error.message))
             }
             Self::HttpStatus { status, body } => {
-                let body: String = body.chars().take(300).collect();
-                write!(f, "HTTP {status} without a JSON-RPC response: {body}")
+                write!(
+                    f,
+                    "HTTP {status} without a JSON-RPC response: {}",
+                    Shown(body)
+                )
             }
             Self::SessionExpired => write!(f, "the server no longer knows the session"),
             Self::Unsupported(detail) => write!(f, "unsupported server: {detail}"),
@@ -141,22 +168,30 @@ impl fmt::Display for ClientError {
                 "the server still asked for input after {max_rounds} rounds"
             ),
             Self::Timeout(limit) => write!(f, "the request did not complete within {limit:?}"),
-            Self::UnknownResultType(kind) => write!(f, "unknown resultType {kind:?}"),
+            Self::UnknownResultType(kind) => write!(f, "unknown resultType \"{}\"", Shown(kind)),
             Self::MissingHandler { key, kind } => write!(
                 f,
-                "the server asked for {kind} (key {key:?}) but no handler is registered for it"
+                "the server asked for {kind} (key \"{}\") but no handler is registered for it",
+                Shown(key)
             ),
             Self::MalformedResponse(detail) => write!(f, "malformed response: {detail}"),
             Self::Encode(detail) => write!(f, "cannot encode the request: {detail}"),
             Self::InvalidArguments(detail) => write!(f, "invalid arguments: {detail}"),
             Self::TaskFailed { task_id, error } => write!(
                 f,
-                "task {task_id} failed with error {}: {}",
-                error.code, error.message
+                "task {} failed with error {}: {}",
+                Shown(task_id),
+                error.code,
+                Shown(&error.message)
             ),
             Self::TaskCancelled { task_id, message } => match message {
-                Some(message) => write!(f, "task {task_id} was cancelled: {message}"),
-                None => write!(f, "task {task_id} was cancelled"),
+                Some(message) => write!(
+                    f,
+                    "task {} was cancelled: {}",
+                    Shown(task_id),
+                    Shown(message)
+                ),
+                None => write!(f, "task {} was cancelled", Shown(task_id)),
             },
             Self::UnknownTaskStatus {
                 task_id,
@@ -164,18 +199,24 @@ impl fmt::Display for ClientError {
                 status,
             } => write!(
                 f,
-                "{method} gave task {task_id} an unknown status {status:?}"
+                "{method} gave task {} an unknown status \"{}\"",
+                Shown(task_id),
+                Shown(status)
             ),
             Self::MalformedTask {
                 task_id,
                 method,
                 detail,
-            } => write!(f, "malformed {method} answer for task {task_id}: {detail}"),
+            } => write!(
+                f,
+                "malformed {method} answer for task {}: {detail}",
+                Shown(task_id)
+            ),
             Self::TaskRequest {
                 task_id,
                 method,
                 error,
-            } => write!(f, "{method} for task {task_id} failed: {error}"),
+            } => write!(f, "{method} for task {} failed: {error}", Shown(task_id)),
         }
     }
 }
@@ -187,5 +228,38 @@ impl std::error::Error for ClientError {
             Self::Authorization(error) => Some(error),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_chosen_text_is_cut_and_escaped() {
+        let error = ClientError::Protocol(ErrorObject {
+            code: -32000,
+            message: format!("bad\nFORGED LINE{}", "x".repeat(10_000)),
+            data: None,
+        });
+        let shown = error.to_string();
+        assert!(
+            shown.starts_with("server error -32000: bad\\nFORGED LINE"),
+            "{shown}"
+        );
+        assert!(!shown.contains('\n'));
+        assert!(
+            shown.ends_with('…') && shown.chars().count() < 400,
+            "{shown}"
+        );
+        let short = ClientError::Protocol(ErrorObject {
+            code: -32602,
+            message: "The ledger is for signed-in auditors only.".into(),
+            data: None,
+        });
+        assert_eq!(
+            short.to_string(),
+            "server error -32602: The ledger is for signed-in auditors only."
+        );
     }
 }

@@ -23,6 +23,7 @@ use tokio::task::AbortHandle;
 use super::lists::ListKind;
 use super::notifications::{Direction, ServerNotification};
 use super::{ClientError, ClientLimits, Handlers};
+use crate::logged::Wire;
 use crate::schema::{
     CancelledNotificationParams, InputRequest, ProgressNotificationParams, ProgressToken,
     RequestId, codes, input_methods, meta_keys, notification_methods,
@@ -108,6 +109,14 @@ impl Router {
         rx
     }
 
+    /// Forgets a `subscriptions/listen` request's acknowledgement: its
+    /// waiter hears that it will not come.
+    pub(super) fn forget_acknowledgement(&self, id: &RequestId) {
+        if let Ok(mut waiting) = self.acknowledgements.lock() {
+            waiting.remove(id);
+        }
+    }
+
     /// Forgets a request whose response is no longer awaited.
     pub(super) fn forget(&self, id: &RequestId) {
         if let Ok(mut pending) = self.pending.lock() {
@@ -178,12 +187,19 @@ impl Router {
                     Some(waiter) => {
                         let _ = waiter.send(Value::Object(object));
                     }
-                    None => tracing::debug!(%id, "a response nobody awaits (late or unknown id)"),
+                    None => tracing::debug!(
+                        id = %Wire(&id.to_string()),
+                        "a response nobody awaits (late or unknown id)"
+                    ),
                 }
             }
             (None, None) if object.contains_key("error") => {
                 // An error the server could not tie to a request.
-                tracing::warn!(error = ?object.get("error"), "the server sent an error without an id");
+                let error = object
+                    .get("error")
+                    .map(Value::to_string)
+                    .unwrap_or_default();
+                tracing::warn!(error = %Wire(&error), "the server sent an error without an id");
             }
             (Some(method), Some(id)) => self.answer(id, method, object.remove("params")),
             (Some(method), None) => self.notified(&method, object.remove("params")),

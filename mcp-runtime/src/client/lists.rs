@@ -94,11 +94,16 @@ impl Client {
     /// server already returned ends the walk with an error instead of a
     /// loop.
     pub async fn list_json(&self, kind: ListKind) -> Result<Vec<Value>, ClientError> {
+        let values = self.list_values(kind).await?;
         if kind == ListKind::Tools {
             // Read as tools too, for the `Mcp-Param-*` headers of later calls.
-            self.list_tools().await?;
+            let tools: Vec<Tool> = values
+                .iter()
+                .filter_map(|item| serde_json::from_value(item.clone()).ok())
+                .collect();
+            self.remember_param_headers(&tools);
         }
-        Ok(self.list_values(kind).await?.as_ref().clone())
+        Ok(values.as_ref().clone())
     }
 
     async fn list_values(&self, kind: ListKind) -> Result<Arc<Vec<Value>>, ClientError> {

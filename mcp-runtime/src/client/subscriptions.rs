@@ -12,6 +12,7 @@ use super::era::Era;
 use super::inbound::Router;
 use super::wire::Wire;
 use super::{Client, ClientError, Framed};
+use crate::logged::Wire as Logged;
 use crate::schema::request_methods::{
     RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE, SUBSCRIPTIONS_LISTEN,
 };
@@ -167,15 +168,18 @@ impl Client {
         let task = tokio::spawn(async move {
             match wire.request(&router, &task_id, &body, &headers).await {
                 Ok(response) if response.get("error").is_some() => {
+                    let error = response["error"].to_string();
                     tracing::warn!(
-                        "{target}: subscriptions/listen refused: {}",
-                        response["error"]
+                        error = %Logged(&error),
+                        "{target}: subscriptions/listen refused"
                     );
                 }
                 Ok(_) => tracing::debug!("{target}: the server ended a subscription"),
                 Err(e) => tracing::warn!("{target}: a subscription ended: {e}"),
             }
             router.forget(&task_id);
+            // Ended before it was acknowledged: `subscribe` hears it now.
+            router.forget_acknowledgement(&task_id);
         });
         let limit = self.limits.request_timeout;
         let honoured = match tokio::time::timeout(limit, acknowledged).await {
@@ -183,12 +187,13 @@ impl Client {
             Ok(Err(_)) => {
                 task.abort();
                 return Err(ClientError::Transport(format!(
-                    "{}: subscriptions/listen ended before the server acknowledged it",
+                    "{}: subscriptions/listen ended before the server acknowledged it (the log says why)",
                     self.target
                 )));
             }
             Err(_) => {
                 task.abort();
+                self.router.forget_acknowledgement(&id);
                 return Err(ClientError::Timeout(limit));
             }
         };

@@ -143,8 +143,12 @@ impl Server {
         } = request;
         let era = era(&self.inner, &method, params.as_ref(), session.is_some());
         // The tool, prompt or resource the request names, for the log line
-        // of an internal error.
-        let handler = handler_named(&method, params.as_ref());
+        // of an internal error: copied only when that line can be written.
+        let handler = if tracing::enabled!(tracing::Level::WARN) {
+            handler_named(&method, params.as_ref())
+        } else {
+            None
+        };
         // The method stays here (for the log) and dispatch borrows it: no
         // copy of it per request.
         let run = std::panic::AssertUnwindSafe(dispatch(
