@@ -45,6 +45,11 @@ pub struct MemoryLimits {
     /// The most resources one 2025-era session may subscribe to; one more
     /// is refused with `-32602`. Default: 1,024.
     pub max_subscriptions: usize,
+    /// The most answers, as bytes of JSON, a handler asking in line
+    /// (`Ctx::ask`) carries from round to round in its signed state; a
+    /// round that would carry more is refused with `-32602`. Default:
+    /// 64 KiB.
+    pub max_carried_answer_bytes: usize,
 }
 
 impl Default for MemoryLimits {
@@ -55,6 +60,7 @@ impl Default for MemoryLimits {
             max_uri_bytes: 4 * 1024,
             max_listen_uris: 1024,
             max_subscriptions: 1024,
+            max_carried_answer_bytes: 64 * 1024,
         }
     }
 }

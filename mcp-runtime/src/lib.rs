@@ -402,7 +402,8 @@ pub mod prelude {
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
     pub use crate::server::Server;
     pub use crate::server::handler::{
-        Ctx, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Shared, ToolError,
+        Ctx, Decision, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Shared,
+        ToolError, Unanswered,
     };
     pub use crate::server::url_steps::{UrlAnswer, UrlStep};
     pub use mcp_macros::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};

@@ -923,7 +923,9 @@ async fn a_resume_value_on_a_server_without_a_signer_is_an_internal_error() {
         let response = client.send(call(&fixture.tool, "staging", None)).await;
         assert_internal_error(&response);
         assert_eq!(fixture.runs(), 1, "the handler ran, its ask was refused");
-        assert_logged(&["a handler returned a resume state but the server has no signer"]);
+        assert_logged(&[
+            "a handler returned a resume state or asked with ctx.ask, but the server has no signer",
+        ]);
     }
 }
 

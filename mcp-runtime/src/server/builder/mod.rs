@@ -442,6 +442,7 @@ impl ServerBuilder {
                 shared: self.shared,
                 changes: ChangeNotifier::new(),
                 url_steps: self.url_steps,
+                carried_limit: self.memory.max_carried_answer_bytes,
             }),
             lists,
             tasks: TaskEngine::new(self.tasks),

@@ -370,8 +370,8 @@ pub(crate) fn carry(
 
 fn no_signer() -> McpError {
     McpError::internal(
-        "a handler returned a resume state but the server has no signer \
-         (set one with ServerBuilder::request_state_signer)",
+        "a handler returned a resume state or asked with ctx.ask, but the server has \
+         no signer (set one with ServerBuilder::request_state_signer)",
     )
 }
 

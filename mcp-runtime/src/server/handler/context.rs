@@ -12,8 +12,9 @@ use super::request::RequestData;
 use crate::form::{Answer, ElicitForm};
 use crate::receive_context::{ReceiveContext, TransportKind};
 use crate::schema::{
-    ClientCapabilities, InputResponses, LoggingLevel, LoggingMessageNotificationParams, McpError,
-    ProgressNotificationParams, RequestId, RequestMeta, notification_methods,
+    ClientCapabilities, InputRequest, InputResponses, LoggingLevel,
+    LoggingMessageNotificationParams, McpError, ProgressNotificationParams, RequestId, RequestMeta,
+    notification_methods,
 };
 use crate::server::notify::{ChangeNotifier, Notifier};
 use crate::server::url_steps::{UrlAnswer, UrlStep, UrlStepError, UrlStepStatus};
@@ -104,6 +105,69 @@ impl Ctx {
     pub fn answer<T: ElicitForm>(&self, key: &str) -> Answer<T> {
         // Straight from the JSON the client sent, with no tree between.
         Answer::from_json(self.data.answers().and_then(|a| a.get(key)))
+    }
+
+    /// Asks `request` under `key` and returns its answer, read as `A`: a
+    /// form type, [`UrlConsent`](crate::form::UrlConsent) for a URL,
+    /// [`Decision<T>`](super::Decision) to read a refusal as a value (see
+    /// [`FromAnswer`](super::FromAnswer)). Pass the error on with `?`.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// #[derive(ElicitForm)]
+    /// struct Confirm {
+    ///     /// Go ahead?
+    ///     ok: bool,
+    /// }
+    ///
+    /// /// Pages the engineer on call.
+    /// #[tool]
+    /// async fn page(ctx: Ctx) -> Result<String, ToolError> {
+    ///     let confirm: Confirm = ctx.ask("confirm", Confirm::form("Page Ada?")).await?;
+    ///     Ok(if confirm.ok { "Paged." } else { "Not paged." }.to_owned())
+    /// }
+    /// ```
+    ///
+    /// **The handler runs again from the top each round.** On a round
+    /// without the answer the question is recorded and the call fails with
+    /// [`Unanswered::Asked`](super::Unanswered::Asked); once the handler has
+    /// returned, the round ends with an input-required result asking every
+    /// question recorded, whatever the handler returned. The client answers
+    /// and calls again; the handler runs from the top, and this time `ask`
+    /// returns the answer. Answers of earlier rounds travel in the state,
+    /// signed (and sealed, with a sealing key) and bound to this call, so
+    /// the client sends only the newest and cannot change an earlier one.
+    /// Code before the last `ask` therefore runs once per round: keep side
+    /// effects after the questions, or make them idempotent.
+    ///
+    /// - Several questions in one round: create the futures before awaiting
+    ///   them, e.g. `tokio::try_join!(ctx.ask(..), ctx.ask(..))`; each
+    ///   records its question when it is created.
+    /// - An answer that cannot be read (a field out of range, say) is asked
+    ///   again, with the reason, naming the field, in front of the form's
+    ///   message.
+    /// - A decline or cancel fails with [`Unanswered::Declined`](super::Unanswered::Declined) or
+    ///   [`Cancelled`](super::Unanswered::Cancelled): a tool's result says
+    ///   so with `isError: true`, a prompt or resource answers `-32602`.
+    ///   Ask for `Decision<T>` to handle it yourself.
+    /// - It works the same for 2026-07-28 clients, for 2025-era clients
+    ///   (the runtime asks them with `elicitation/create` and runs the
+    ///   handler again in process) and inside tasks.
+    /// - It needs `ServerBuilder::request_state_signer` (without one the
+    ///   round fails with `-32603`, logged saying so), and the answers
+    ///   carried are bounded (`MemoryLimits::max_carried_answer_bytes`,
+    ///   64 KiB by default; beyond it the call is refused with `-32602`).
+    ///
+    /// A handler that wants an explicit typed state between rounds takes
+    /// [`Resume<S>`](super::Resume) instead; do not mix the two in one
+    /// handler.
+    pub fn ask<A: super::FromAnswer>(
+        &self,
+        key: &str,
+        request: InputRequest,
+    ) -> impl Future<Output = Result<A, super::Unanswered>> + Send + use<A> {
+        super::inline::ask(&self.data, key, request)
     }
 
     /// Opens a URL step for this request's caller (it owns it: only the

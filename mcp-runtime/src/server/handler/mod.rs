@@ -19,6 +19,7 @@ mod catalog;
 mod completion;
 mod context;
 mod extract;
+mod inline;
 mod refusal;
 mod reply;
 mod request;
@@ -36,6 +37,8 @@ pub use context::Ctx;
 #[allow(deprecated)]
 pub use extract::Context;
 pub use extract::{Resume, Shared};
+pub(crate) use inline::settle;
+pub use inline::{Decision, FromAnswer, Heard, Unanswered};
 pub use refusal::{PromptError, ResourceError};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
 pub(crate) use request::{RequestData, Services, TaskLink};

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use super::answers::{RoundAnswers, RoundTrip, SentAnswers};
 use super::catalog::SharedValues;
+use super::inline::InlineRound;
 use crate::receive_context::ReceiveContext;
 use crate::schema::{McpError, RequestId, RequestMeta};
 use crate::server::gate::Verified;
@@ -21,7 +22,7 @@ use crate::server::url_steps::UrlSteps;
 
 /// What every handler of a server can reach beyond its request: the values
 /// shared at build time, the change announcer, the URL steps.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Services {
     /// Values given to `ServerBuilder::share`, by type.
     pub(crate) shared: SharedValues,
@@ -29,6 +30,20 @@ pub(crate) struct Services {
     pub(crate) changes: ChangeNotifier,
     /// The server's URL steps, if it tracks them.
     pub(crate) url_steps: Option<UrlSteps>,
+    /// The most bytes of answers a handler asking in line carries between
+    /// rounds.
+    pub(crate) carried_limit: usize,
+}
+
+impl Default for Services {
+    fn default() -> Self {
+        Self {
+            shared: SharedValues::default(),
+            changes: ChangeNotifier::default(),
+            url_steps: None,
+            carried_limit: crate::budget::MemoryLimits::default().max_carried_answer_bytes,
+        }
+    }
 }
 
 /// A round's link to its task, in the handler's context.
@@ -63,6 +78,8 @@ pub(crate) struct RequestData {
     legacy: bool,
     /// The task this run is a round of (tasks extension).
     task: Option<TaskLink>,
+    /// What this run asked and heard in line (new for every run).
+    inline: InlineRound,
 }
 
 impl RequestData {
@@ -89,6 +106,7 @@ impl RequestData {
             services,
             legacy: false,
             task: None,
+            inline: InlineRound::default(),
         }
     }
 
@@ -228,6 +246,11 @@ impl RequestData {
     /// The task this run is a round of, if any.
     pub(crate) fn task(&self) -> Option<&TaskLink> {
         self.task.as_ref()
+    }
+
+    /// What this run asked and heard in line.
+    pub(crate) fn inline(&self) -> &InlineRound {
+        &self.inline
     }
 
     /// Replaces this round's answers (tests and embedding).

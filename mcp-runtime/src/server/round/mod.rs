@@ -22,7 +22,7 @@ use crate::budget::Memory;
 use crate::logged::Wire;
 use crate::schema::McpError;
 use crate::server::gate::{self, Checked, NextState, Opened, StateGate};
-use crate::server::handler::{Ask, Catalog, Ctx, Outcome, RequestData, RoundAnswers};
+use crate::server::handler::{Ask, Catalog, Ctx, Outcome, RequestData, RoundAnswers, settle};
 use crate::server::legacy::{self, Bridge, Bridged};
 
 /// What every room that runs handlers reads of a built server: its
@@ -66,7 +66,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     let mut round = 0;
     loop {
         let (ctx, request) = Ctx::shared_with(data);
-        let ask = match run(ctx).await {
+        let ask = match settle(run(ctx).await, &request) {
             Ok(Outcome::InputRequired(ask)) if request.is_legacy() => {
                 // The bridge asks the client itself: no answer goes out to
                 // repeat for a duplicate.
@@ -202,8 +202,7 @@ async fn detached_round<R: ResultMeta + Send + 'static>(
             Opened::Replayed(answer) => return answer,
         };
         let (ctx, request) = Ctx::shared_with(data);
-        let answer = run(ctx)
-            .await
+        let answer = settle(run(ctx).await, &request)
             .and_then(|outcome| finish_outcome(&core.finisher, outcome, &request));
         if let Some(ticket) = ticket {
             ticket.record(Some(&answer)).await;

@@ -16,7 +16,7 @@ use super::{TaskEngine, TaskStore};
 use crate::logged::Wire;
 use crate::schema::{CallToolResult, JsonObject, McpError, TaskStatus};
 use crate::server::gate::NextState;
-use crate::server::handler::{Ask, Ctx, Outcome, ToolArguments, ToolHandler};
+use crate::server::handler::{Ask, Ctx, Outcome, ToolArguments, ToolHandler, settle};
 
 /// What a round came to: the handler's outcome, or its error (a panic
 /// included).
@@ -33,11 +33,12 @@ pub(crate) fn spawn(
     ctx: Ctx,
 ) -> JoinHandle<RoundResult> {
     tokio::spawn(async move {
+        let kept = ctx.clone();
         match AssertUnwindSafe(handler.call(arguments, ctx))
             .catch_unwind()
             .await
         {
-            Ok(outcome) => outcome,
+            Ok(outcome) => settle(outcome, kept.data()),
             Err(panic) => Err(McpError::internal(format!(
                 "the task's handler panicked: {}",
                 panic
