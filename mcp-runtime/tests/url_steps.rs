@@ -48,9 +48,18 @@ async fn pay(ctx: Ctx, resume: Resume<Paying>) -> Reply<Paying> {
     }
 }
 
+/// The same payment, asked in line.
+#[tool]
+async fn pay_in_line(ctx: Ctx) -> Result<String, ToolError> {
+    let checkout = |step: &UrlStep| format!("https://pay.example.com/checkout/{}", step.id());
+    let step = ctx.ask_url_step("pay", "Pay 40 EUR.", checkout).await?;
+    Ok(format!("Paid ({}).", step.id()))
+}
+
 fn server(steps: UrlSteps) -> Server {
     Server::builder("shop", "1")
         .handler::<pay>()
+        .handler::<pay_in_line>()
         .request_state_signer(RequestStateSigner::new([3u8; 32]).unwrap())
         .url_steps(steps)
         .build()
@@ -63,7 +72,12 @@ fn url_client() -> Value {
 
 /// Calls `pay`, with `retry` (the previous answer) accepted when given.
 async fn call(url: &str, retry: Option<&Value>) -> Value {
-    let mut params = json!({"name": "pay", "arguments": {}});
+    call_tool(url, "pay", retry).await
+}
+
+/// Calls `tool`, with `retry` (the previous answer) accepted when given.
+async fn call_tool(url: &str, tool: &str, retry: Option<&Value>) -> Value {
+    let mut params = json!({"name": tool, "arguments": {}});
     if let Some(previous) = retry {
         params["requestState"] = previous["result"]["requestState"].clone();
         params["inputResponses"] = json!({"pay": {"action": "accept"}});
@@ -115,6 +129,39 @@ async fn a_step_accepts_only_once_the_application_marked_it_complete() {
     steps.complete(&id, "").await.unwrap();
     let paid = call(&running.url, Some(&still)).await;
     assert_eq!(text(&paid), format!("Paid ({id})."));
+}
+
+#[tokio::test]
+async fn a_step_asked_in_line_is_carried_until_complete_and_replaced_when_expired() {
+    let clock = ManualClock::at(1_000_000);
+    let steps = UrlSteps::new(InMemoryUrlSteps::with_clock(clock.clone()))
+        .with_clock(clock.clone())
+        .ttl(std::time::Duration::from_secs(60));
+    let running = support::http::serve(server(steps.clone())).await;
+    let call = |retry| call_tool(&running.url, "pay_in_line", retry);
+    let asked = call(None).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let id = step_id(&asked);
+
+    // Accepted, but not paid: the same step is asked again.
+    let again = call(Some(&asked)).await;
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+    assert_eq!(step_id(&again), id, "the same step");
+
+    // Expired: a new step.
+    clock.advance(61);
+    let renewed = call(Some(&again)).await;
+    assert_eq!(
+        renewed["result"]["resultType"], "input_required",
+        "{renewed}"
+    );
+    let new_id = step_id(&renewed);
+    assert_ne!(new_id, id, "a new step");
+
+    // Paid: the handler goes on past the question.
+    steps.complete(&new_id, "").await.unwrap();
+    let paid = call(Some(&renewed)).await;
+    assert_eq!(text(&paid), format!("Paid ({new_id})."));
 }
 
 #[tokio::test]

@@ -170,6 +170,68 @@ impl Ctx {
         super::inline::ask(&self.data, key, request)
     }
 
+    /// Sends the user to a URL and returns once they have been there, in
+    /// line: the URL-step counterpart of [`ask`](Self::ask). The step is
+    /// opened on the first round (`url` writes the address for it: put the
+    /// step's [`id`](UrlStep::id) in it) and carried in the state after, so
+    /// every round of the call sees the same step. Once the user accepted
+    /// and the application marked the step complete
+    /// ([`UrlSteps::complete`](crate::server::url_steps::UrlSteps::complete)),
+    /// it returns the step; accepted but not complete within two seconds,
+    /// the user is asked again; an expired step is replaced by a new one.
+    /// Needs `ServerBuilder::url_steps` ([`Unanswered::Failed`](super::Unanswered::Failed),
+    /// logged, otherwise).
+    pub async fn ask_url_step(
+        &self,
+        key: &str,
+        message: &str,
+        url: impl Fn(&UrlStep) -> String,
+    ) -> Result<UrlStep, super::Unanswered> {
+        use super::inline;
+        let data = &*self.data;
+        let failed = |why: &str| {
+            tracing::warn!(key = %crate::logged::Wire(key), why, "a URL step could not be asked");
+            super::Unanswered::Failed {
+                key: key.to_owned(),
+            }
+        };
+        let open = || async {
+            let step = self
+                .open_url_step()
+                .await
+                .map_err(|e| failed(&e.to_string()))?;
+            inline::keep_step(data, key, &step);
+            Ok(step)
+        };
+        let step = match inline::step(data, key) {
+            Some(step) => step,
+            None => open().await?,
+        };
+        let _: crate::form::UrlConsent =
+            inline::ask(data, key, step.request(message, url(&step))).await?;
+        match self
+            .wait_url_step(&step, std::time::Duration::from_secs(2))
+            .await
+        {
+            UrlAnswer::Completed => Ok(step),
+            UrlAnswer::Pending => Err(inline::ask_anew(
+                data,
+                key,
+                step.request(message, url(&step)),
+            )),
+            UrlAnswer::Expired => {
+                let step = open().await?;
+                Err(inline::ask_anew(
+                    data,
+                    key,
+                    step.request(message, url(&step)),
+                ))
+            }
+            UrlAnswer::Unavailable(why) => Err(failed(&why)),
+            other => Err(failed(&format!("unexpected step status {other:?}"))),
+        }
+    }
+
     /// Opens a URL step for this request's caller (it owns it: only the
     /// same authenticated subject can complete it), open for the server's
     /// step lifetime. Needs `ServerBuilder::url_steps` (`-32603`

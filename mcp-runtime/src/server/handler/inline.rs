@@ -20,6 +20,7 @@ use std::future::{Ready, ready};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::request::RequestData;
@@ -29,6 +30,7 @@ use crate::schema::{
     CreateMessageResult, ElicitRequestParams, InputRequest, InputRequests, ListRootsResult,
     McpError,
 };
+use crate::server::url_steps::UrlStep;
 
 /// What starts a payload of carried answers (never the first byte of JSON).
 const MARKER: &[u8] = b"\0mcp-ask/1\0";
@@ -122,6 +124,12 @@ pub enum Unanswered {
         /// The question's key.
         key: String,
     },
+    /// The server could not ask: a URL step could not be opened or read
+    /// (the reason is logged). It becomes `-32603`.
+    Failed {
+        /// The question's key.
+        key: String,
+    },
 }
 
 impl fmt::Display for Unanswered {
@@ -130,6 +138,7 @@ impl fmt::Display for Unanswered {
             Self::Asked { key } => write!(f, "waiting for the answer to {key:?}"),
             Self::Declined { key } => write!(f, "the user declined to answer {key:?}"),
             Self::Cancelled { key } => write!(f, "the user dismissed the question {key:?}"),
+            Self::Failed { key } => write!(f, "the server could not ask {key:?}"),
         }
     }
 }
@@ -143,6 +152,7 @@ impl From<Unanswered> for McpError {
             Unanswered::Asked { .. } => McpError::internal(format!(
                 "{unanswered}, but the handler runs outside a request that can ask"
             )),
+            Unanswered::Failed { .. } => McpError::internal(unanswered.to_string()),
             refused => McpError::invalid_params(refused.to_string()),
         }
     }
@@ -227,12 +237,30 @@ pub(crate) struct InlineRound {
 /// The answers and questions of one run, once it asks.
 #[derive(Debug, Default)]
 struct Inline {
-    /// The answers carried from earlier rounds, read from the state once.
-    carried: Option<BTreeMap<String, Box<RawValue>>>,
-    /// Answers first heard this round, to carry on.
-    fresh: BTreeMap<String, Box<RawValue>>,
+    /// What was carried from earlier rounds, read from the state once.
+    carried: Option<Carried>,
+    /// What was first heard (or opened) this round, to carry on.
+    fresh: Carried,
     /// The questions to ask, if the round ends here.
     questions: InputRequests,
+}
+
+/// What travels from round to round in the state: the answers heard, as
+/// the client sent them, and the URL steps opened, by question key.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Carried {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    answers: BTreeMap<String, Box<RawValue>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    steps: BTreeMap<String, UrlStep>,
+}
+
+impl Inline {
+    /// What was carried, read from `data`'s verified state on first use.
+    fn carried(&mut self, data: &RequestData) -> &mut Carried {
+        self.carried
+            .get_or_insert_with(|| read_carried(data.verified().payload()))
+    }
 }
 
 /// A new round starts with nothing heard, whatever the run it is copied from.
@@ -264,9 +292,7 @@ pub(crate) fn ask<A: FromAnswer>(
 ) -> Ready<Result<A, Unanswered>> {
     let mut guard = data.inline().lock();
     let inline = guard.get_or_insert_with(Box::default);
-    let carried = inline
-        .carried
-        .get_or_insert_with(|| read_carried(data.verified().payload()));
+    let carried = &mut inline.carried(data).answers;
     if let Some(answer) = carried.get(key) {
         match A::from_answer(answer.get()) {
             // Carried under this key for a question of another type.
@@ -280,7 +306,7 @@ pub(crate) fn ask<A: FromAnswer>(
             Heard::Invalid(reason) => why = Some(reason),
             heard => {
                 if let Ok(raw) = RawValue::from_string(answer.to_owned()) {
-                    inline.fresh.insert(key.to_owned(), raw);
+                    inline.fresh.answers.insert(key.to_owned(), raw);
                 }
                 return ready(settled(heard, key));
             }
@@ -296,6 +322,35 @@ pub(crate) fn ask<A: FromAnswer>(
     }))
 }
 
+/// The URL step carried (or opened this round) for the question `key`.
+pub(crate) fn step(data: &RequestData, key: &str) -> Option<UrlStep> {
+    let mut guard = data.inline().lock();
+    let inline = guard.get_or_insert_with(Box::default);
+    if let Some(step) = inline.fresh.steps.get(key) {
+        return Some(step.clone());
+    }
+    inline.carried(data).steps.get(key).cloned()
+}
+
+/// Keeps `step` for the question `key`, carried on from this round.
+pub(crate) fn keep_step(data: &RequestData, key: &str, step: &UrlStep) {
+    let mut guard = data.inline().lock();
+    let inline = guard.get_or_insert_with(Box::default);
+    inline.fresh.steps.insert(key.to_owned(), step.clone());
+}
+
+/// Asks `request` under `key` again, whatever was answered to it so far.
+pub(crate) fn ask_anew(data: &RequestData, key: &str, request: InputRequest) -> Unanswered {
+    let mut guard = data.inline().lock();
+    let inline = guard.get_or_insert_with(Box::default);
+    inline.carried(data).answers.remove(key);
+    inline.fresh.answers.remove(key);
+    inline.questions.insert(key.to_owned(), request);
+    Unanswered::Asked {
+        key: key.to_owned(),
+    }
+}
+
 /// A read answer as what `ask` returns.
 fn settled<A>(heard: Heard<A>, key: &str) -> Result<A, Unanswered> {
     let key = key.to_owned();
@@ -307,9 +362,9 @@ fn settled<A>(heard: Heard<A>, key: &str) -> Result<A, Unanswered> {
     }
 }
 
-/// The answers carried in a verified payload; none when it carries none
-/// (a first round, or a state of another kind).
-fn read_carried(payload: Option<&[u8]>) -> BTreeMap<String, Box<RawValue>> {
+/// What a verified payload carries; nothing when it carries none (a first
+/// round, or a state of another kind).
+fn read_carried(payload: Option<&[u8]>) -> Carried {
     payload
         .and_then(|p| p.strip_prefix(MARKER))
         .and_then(|json| serde_json::from_slice(json).ok())
@@ -336,10 +391,11 @@ pub(crate) fn settle<R>(
         fresh,
         questions,
     } = *heard;
-    let mut answers = carried.unwrap_or_default();
-    answers.extend(fresh);
+    let mut kept = carried.unwrap_or_default();
+    kept.answers.extend(fresh.answers);
+    kept.steps.extend(fresh.steps);
     let mut payload = MARKER.to_vec();
-    serde_json::to_writer(&mut payload, &answers)
+    serde_json::to_writer(&mut payload, &kept)
         .map_err(|e| McpError::internal(format!("could not keep the answers heard: {e}")))?;
     let limit = data.services().carried_limit;
     if payload.len() - MARKER.len() > limit {
@@ -472,7 +528,7 @@ mod tests {
         let NextState::Resume(payload) = ended(&ctx).state else {
             panic!("no payload")
         };
-        let carried = read_carried(Some(&payload));
+        let carried = read_carried(Some(&payload)).answers;
         assert_eq!(carried.keys().collect::<Vec<_>>(), ["login", "seats"]);
         assert_eq!(
             carried["seats"].get(),
@@ -498,13 +554,32 @@ mod tests {
         assert_eq!(params.message(), "n: must be at most 4, got 9. How many?");
     }
 
+    #[tokio::test]
+    #[allow(deprecated)]
+    async fn sampling_and_roots_answers_read_as_their_results() {
+        let ctx = ctx(json!({
+            "draft": {"role": "assistant", "content": {"type": "text", "text": "Hi."}, "model": "m"},
+            "roots": {"roots": [{"uri": "file:///repo"}]},
+            "bad": {"roots": 3}
+        }));
+        let draft: CreateMessageResult = ctx.ask("draft", InputRequest::ListRoots).await.unwrap();
+        assert_eq!(draft.model, "m");
+        let roots: ListRootsResult = ctx.ask("roots", InputRequest::ListRoots).await.unwrap();
+        assert_eq!(roots.roots.len(), 1);
+        let bad = ctx
+            .ask::<ListRootsResult>("bad", InputRequest::ListRoots)
+            .await;
+        assert_eq!(bad, Err(Unanswered::Asked { key: "bad".into() }));
+    }
+
     #[test]
     fn a_payload_of_another_kind_carries_nothing() {
-        assert!(read_carried(Some(br#"{"seats":{"action":"decline"}}"#)).is_empty());
-        assert!(read_carried(None).is_empty());
+        let read = |payload: Option<&[u8]>| read_carried(payload).answers;
+        assert!(read(Some(br#"{"answers":{"seats":{"action":"decline"}}}"#)).is_empty());
+        assert!(read(None).is_empty());
         let mut broken = MARKER.to_vec();
         broken.extend_from_slice(b"{not json");
-        assert!(read_carried(Some(&broken)).is_empty());
+        assert!(read(Some(&broken)).is_empty());
     }
 
     #[test]
