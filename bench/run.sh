@@ -24,12 +24,21 @@
 #                 ours-redis (--redis, against a redis-server this script
 #                 starts on a free loopback port), each of those two with
 #                 -unrecorded (--no-outcome-record: no answer kept for
-#                 duplicates) and baseline (the
-#                 conformance-server binary at $BASELINE, e.g. one built
-#                 from an earlier commit, for a before/after) [ours limit rmcp]
+#                 duplicates) and baseline (the conformance-server of an
+#                 earlier commit, built beside HEAD: see BASELINE_REV)
+#                 [ours baseline limit rmcp]
+#   BASELINE_REV  the commit the baseline cell is built from, in a worktree
+#                 under target/bench with a target directory of its own;
+#                 a000000 before sessions, limits, auth and tasks [a1014b7]
+#   BASELINE      a conformance-server binary to use as the baseline instead
+#   MODES         pinned (server on CPU $SERVER_CPUS, load generator on CPU
+#                 $LOADGEN_CPUS, with taskset) and/or shared (both on every
+#                 CPU, as on a real host); the workload label of a shared
+#                 cell ends in @shared [pinned shared]
+#   DRIVERS       loadgen (bench/loadgen, every workload) and/or wrk (plain
+#                 only, `wrk -t2 --latency` with a Lua body; its cells are
+#                 labelled plain@wrk) [loadgen wrk]
 #   ROUNDS        repetitions of the whole grid; the report takes medians [1]
-#   PIN           1: server on CPU $SERVER_CPUS, load generator on CPU
-#                 $LOADGEN_CPUS (taskset), when there are 2 CPUs or more [1]
 #   SERVER_CPUS   [1]      LOADGEN_CPUS [0]
 #   LOADGEN_THREADS  load generator threads [1]
 #   OUT           the result lines [target/bench/results.tsv]
@@ -42,9 +51,11 @@ DURATION=${DURATION:-5}
 WARMUP=${WARMUP:-1}
 CONCURRENCY=${CONCURRENCY:-1 16 64 256}
 WORKLOADS=${WORKLOADS:-plain two-round legacy-plain}
-SERVERS=${SERVERS:-ours limit rmcp}
+SERVERS=${SERVERS:-ours baseline limit rmcp}
+BASELINE_REV=${BASELINE_REV:-a1014b7}
+MODES=${MODES:-pinned shared}
+DRIVERS=${DRIVERS:-loadgen wrk}
 ROUNDS=${ROUNDS:-1}
-PIN=${PIN:-1}
 SERVER_CPUS=${SERVER_CPUS:-1}
 LOADGEN_CPUS=${LOADGEN_CPUS:-0}
 LOADGEN_THREADS=${LOADGEN_THREADS:-1}
@@ -64,10 +75,27 @@ if [[ "$SKIP_BUILD" != 1 ]]; then
         cargo build --release --manifest-path bench/peers/Cargo.toml >&2
     fi
 fi
+# The baseline: the conformance-server of $BASELINE_REV, built once in a
+# worktree of its own (kept between runs, rebuilt only when missing).
+if [[ " $SERVERS " == *" baseline "* && -z "${BASELINE:-}" ]]; then
+    rev=$(git rev-parse --short "$BASELINE_REV")
+    tree=target/bench/baseline-$rev
+    BASELINE=$tree/target/release/conformance-server
+    if [[ ! -x "$BASELINE" ]]; then
+        echo "== building the baseline $rev in $tree" >&2
+        [[ -d "$tree" ]] || git worktree add --detach "$tree" "$rev" >&2
+        (cd "$tree" && CARGO_TARGET_DIR=target cargo build --release -p mcp-examples --bin conformance-server >&2)
+    fi
+fi
+if [[ " $DRIVERS " == *" wrk "* ]] && ! command -v wrk >/dev/null; then
+    echo "wrk is not installed (apt-get install wrk); DRIVERS=loadgen runs without it" >&2
+    exit 1
+fi
 needed=("$LOADGEN")
 for server in $SERVERS; do
     case "$server" in
         ours*) needed+=("$OURS") ;;
+        baseline) needed+=("$BASELINE") ;;
         limit) needed+=("$PEERS/limit-server") ;;
         rmcp) needed+=("$PEERS/rmcp-server") ;;
     esac
@@ -76,12 +104,57 @@ for bin in "${needed[@]}"; do
     [[ -x "$bin" ]] || { echo "missing $bin (run without SKIP_BUILD=1)" >&2; exit 1; }
 done
 
+# Sets server_pin and loadgen_pin for mode $1: taskset prefixes when
+# pinned (and there are 2 CPUs or more), nothing when shared.
 server_pin=()
 loadgen_pin=()
-if [[ "$PIN" == 1 ]] && command -v taskset >/dev/null && (($(nproc) >= 2)); then
-    server_pin=(taskset -c "$SERVER_CPUS")
-    loadgen_pin=(taskset -c "$LOADGEN_CPUS")
-fi
+pin_for() {
+    server_pin=()
+    loadgen_pin=()
+    if [[ "$1" == pinned ]] && command -v taskset >/dev/null && (($(nproc) >= 2)); then
+        server_pin=(taskset -c "$SERVER_CPUS")
+        loadgen_pin=(taskset -c "$LOADGEN_CPUS")
+    fi
+}
+
+# The Lua script wrk posts the plain call with (the load generator's body).
+WRK_SCRIPT=target/bench/plain.lua
+mkdir -p target/bench
+cat >"$WRK_SCRIPT" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
+wrk.headers["Mcp-Method"] = "tools/call"
+wrk.headers["Mcp-Name"] = "test_simple_text"
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}},"name":"test_simple_text","arguments":{}}}'
+LUA
+
+# A latency as wrk prints it (850.00us, 1.20ms, 2.00s) in microseconds.
+to_us() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0
+        if (v ~ /us$/) print int(n); else if (v ~ /ms$/) print int(n * 1000);
+        else if (v ~ /s$/) print int(n * 1000000); else print int(n) }'
+}
+
+# One wrk cell against the running server: the result line, in the load
+# generator's format. Non-2xx answers count as errors.
+wrk_cell() {
+    local server=$1 label=$2 concurrency=$3 out requests rps p50 p99 max errors rss
+    "${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${WARMUP}s" -s "$WRK_SCRIPT" "$url" >/dev/null
+    out=$("${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${DURATION}s" --latency -s "$WRK_SCRIPT" "$url")
+    requests=$(awk '/requests in/ {print $1}' <<<"$out")
+    rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
+    p50=$(to_us "$(awk '$1 == "50%" {print $2}' <<<"$out")")
+    p99=$(to_us "$(awk '$1 == "99%" {print $2}' <<<"$out")")
+    max=$(to_us "$(awk '$1 == "Latency" {print $4}' <<<"$out")")
+    errors=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+    rss=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo -)
+    printf 'server=%s\tworkload=%s\tconcurrency=%s\tok=%s\terrors=%s\tseconds=%s\trps=%s\tp50_us=%s\tp99_us=%s\tmax_us=%s\trss_kb=%s\n' \
+        "$server" "$label" "$concurrency" "$((requests - ${errors:-0}))" "${errors:-0}" "$DURATION" \
+        "$rps" "$p50" "$p99" "$max" "${rss:--}"
+}
 
 mkdir -p "$(dirname "$OUT")" "$LOGS"
 : >"$OUT"
@@ -194,31 +267,49 @@ start_server() {
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "rustc: $(rustc --version)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "pinning: ${server_pin[*]:-none} (server), ${loadgen_pin[*]:-none} (load generator)"
+    echo "modes: $MODES (pinned: server on CPU $SERVER_CPUS, load generator on CPU $LOADGEN_CPUS)"
+    echo "drivers: $DRIVERS; baseline: ${BASELINE:-none} ($BASELINE_REV)"
     echo "per cell: at most $REQUESTS requests or ${DURATION}s after ${WARMUP}s of warm-up; $ROUNDS round(s)"
 } >&2
 
 for round in $(seq "$ROUNDS"); do
-    for workload in $WORKLOADS; do
+  for mode in $MODES; do
+    pin_for "$mode"
+    suffix=""
+    [[ "$mode" == shared ]] && suffix="@shared"
+    for driver in $DRIVERS; do
+      for workload in $WORKLOADS; do
+        # wrk drives the plain call only.
+        [[ "$driver" == wrk && "$workload" != plain ]] && continue
+        label=$workload
+        [[ "$driver" == wrk ]] && label="$workload@wrk"
+        label="$label$suffix"
         for concurrency in $CONCURRENCY; do
             for server in $SERVERS; do
                 serves "$server" "$workload" || continue
                 start_server "$server"
-                echo "== round $round: $workload, $concurrency connections, $server" >&2
-                line=$("${loadgen_pin[@]}" "$LOADGEN" run --url "$url" --server "$server" \
-                    --workload "$workload" --concurrency "$concurrency" \
-                    --requests "$REQUESTS" --duration "$DURATION" --warmup "$WARMUP" \
-                    --threads "$LOADGEN_THREADS" --server-pid "$server_pid") || {
-                    echo "the load generator failed against $server" >&2
+                echo "== round $round: $label, $concurrency connections, $server" >&2
+                if [[ "$driver" == wrk ]]; then
+                    line=$(wrk_cell "$server" "$label" "$concurrency")
+                else
+                    line=$("${loadgen_pin[@]}" "$LOADGEN" run --url "$url" --server "$server" \
+                        --workload "$workload" --concurrency "$concurrency" \
+                        --requests "$REQUESTS" --duration "$DURATION" --warmup "$WARMUP" \
+                        --threads "$LOADGEN_THREADS" --server-pid "$server_pid" |
+                        sed "s/\tworkload=$workload\t/\tworkload=$label\t/")
+                fi || {
+                    echo "$driver failed against $server" >&2
                     stop_server
                     continue
                 }
                 echo "$line" | tee -a "$OUT" >&2
-                [[ "$server" == ours-redis* ]] && redis_report "$server $workload $concurrency"
+                [[ "$server" == ours-redis* ]] && redis_report "$server $label $concurrency"
                 stop_server
             done
         done
+      done
     done
+  done
 done
 
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
