@@ -20,6 +20,9 @@ pub(crate) struct Finisher {
     /// `{"io.modelcontextprotocol/serverInfo": ...}`, ready to put in a
     /// result's `_meta`.
     server_meta: Option<Arc<JsonObject>>,
+    /// The same, written as `,"_meta":{...}}`: what ends a result that has
+    /// no `_meta` of its own, copied rather than cloned and serialised.
+    meta_tail: Option<Arc<str>>,
 }
 
 /// The era a result is written for.
@@ -69,8 +72,13 @@ impl Finisher {
     /// A finisher that adds `server_meta` (the `serverInfo` entry) to
     /// results, or nothing.
     pub(crate) fn new(server_meta: Option<JsonObject>) -> Self {
+        let meta_tail = server_meta.as_ref().and_then(|meta| {
+            let json = serde_json::to_string(meta).ok()?;
+            Some(Arc::from(format!(r#","_meta":{json}}}"#)))
+        });
         Self {
             server_meta: server_meta.map(Arc::new),
+            meta_tail,
         }
     }
 
@@ -85,6 +93,18 @@ impl Finisher {
         match shape {
             Shape::Modern => {
                 let meta = result.meta_mut();
+                if let (None, Some(tail)) = (&meta, &self.meta_tail) {
+                    // No `_meta` of its own: the result, then serverInfo's.
+                    let mut json = serialise(&result)?;
+                    if json.len() > 2 && json.ends_with('}') {
+                        json.pop();
+                        json.push_str(tail);
+                        return Ok(json);
+                    }
+                    let meta = result.meta_mut();
+                    *meta = self.with_server_info(None);
+                    return serialise(&result);
+                }
                 *meta = self.with_server_info(meta.take());
                 serialise(&result)
             }
@@ -150,4 +170,58 @@ pub(crate) fn serialise<T: Serialize>(result: &T) -> Result<String, McpError> {
         .map_err(|e| McpError::internal(format!("could not serialise the result: {e}")))?;
     String::from_utf8(json)
         .map_err(|e| McpError::internal(format!("the serialised result is not UTF-8: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn server_meta() -> JsonObject {
+        let Value::Object(meta) =
+            json!({"io.modelcontextprotocol/serverInfo": {"name": "s\"1", "version": "1"}})
+        else {
+            unreachable!()
+        };
+        meta
+    }
+
+    /// The result with serverInfo written after it reads as the result with
+    /// serverInfo merged into its `_meta`; a `_meta` of its own is kept.
+    #[test]
+    fn server_info_ends_every_modern_result() {
+        let finisher = Finisher::new(Some(server_meta()));
+        let plain = finisher
+            .result(Shape::Modern, CallToolResult::text("hi"))
+            .unwrap();
+        let plain: Value = serde_json::from_str(&plain).unwrap();
+        assert_eq!(plain["content"][0]["text"], "hi");
+        assert_eq!(
+            plain["_meta"],
+            Value::Object(server_meta()),
+            "serverInfo in {plain}"
+        );
+
+        let mut own = CallToolResult::text("hi");
+        let Value::Object(meta) = json!({"mine": 1}) else {
+            unreachable!()
+        };
+        own.meta = Some(meta);
+        let own: Value =
+            serde_json::from_str(&finisher.result(Shape::Modern, own).unwrap()).unwrap();
+        assert_eq!(own["_meta"]["mine"], 1);
+        assert_eq!(
+            own["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "s\"1"
+        );
+
+        let none = Finisher::new(None)
+            .result(Shape::Modern, CallToolResult::text("hi"))
+            .unwrap();
+        assert!(!none.contains("_meta"), "{none}");
+        let legacy = finisher
+            .result(Shape::Legacy, CallToolResult::text("hi"))
+            .unwrap();
+        assert!(!legacy.contains("serverInfo"), "{legacy}");
+    }
 }
