@@ -9,9 +9,10 @@ use super::traits::{
     CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ResourceTemplateHandler,
     TaskSupport, ToolHandler,
 };
+use super::completion::CompletionTarget;
 use super::uri_template::UriTemplate;
 use crate::schema::{
-    JsonObject, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability,
+    CompletionReference, JsonObject, McpError, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability,
     ServerCapabilities, TASKS_EXTENSION, Tool,
 };
 
@@ -78,8 +79,11 @@ pub(crate) struct Catalog {
     pub(crate) tools: Table<Tool, dyn ToolHandler>,
     pub(crate) prompts: Table<Prompt, dyn PromptHandler>,
     pub(crate) resources: Table<Resource, dyn ResourceHandler>,
-    pub(crate) templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)>,
+    pub(crate) templates: Templates,
+    /// The catch-all completion handler (`#[completion]` with no target).
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    /// The per-argument completers, by what each completes.
+    pub(crate) completers: HashMap<CompletionTarget, Arc<dyn CompletionHandler>>,
     pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
 }
 
@@ -126,7 +130,7 @@ impl Catalog {
             Offer::Tools => !self.tools.is_empty(),
             Offer::Prompts => !self.prompts.is_empty(),
             Offer::Resources => self.has_resources(),
-            Offer::Completions => self.completion.is_some(),
+            Offer::Completions => self.completion.is_some() || !self.completers.is_empty(),
             Offer::Tasks => self
                 .tools
                 .values()
@@ -134,6 +138,45 @@ impl Catalog {
             Offer::Session => session,
             Offer::Subscriptions => session && self.has_resources(),
         }
+    }
+
+    /// What a `completion/complete` request for `argument` of `reference`
+    /// completes, or the `-32602` naming what the server does not know: the
+    /// prompt, the resource template, or the argument (with the ones that
+    /// exist).
+    pub(crate) fn completion_target(
+        &self,
+        reference: &CompletionReference,
+        argument: &str,
+    ) -> Result<CompletionTarget, McpError> {
+        let target = CompletionTarget::of(reference, argument);
+        let known = self.completable(&target).ok_or_else(|| {
+            McpError::invalid_params(match reference {
+                CompletionReference::Prompt { name, .. } => format!("Unknown prompt: {name}"),
+                CompletionReference::Resource { uri } => {
+                    format!("Unknown resource template: {uri}")
+                }
+            })
+        })?;
+        if known.contains(&argument) {
+            return Ok(target);
+        }
+        let what = match reference {
+            CompletionReference::Prompt { name, .. } => format!("prompt {name:?} has no argument"),
+            CompletionReference::Resource { uri } => {
+                format!("resource template {uri:?} has no variable")
+            }
+        };
+        Err(McpError::invalid_params(format!(
+            "Unknown argument: {what} {argument:?} ({})",
+            listed(&known, "it declares none", "it declares")
+        )))
+    }
+
+    /// The names that can be completed for the prompt or template `target`
+    /// refers to; see [`completable`].
+    pub(crate) fn completable(&self, target: &CompletionTarget) -> Option<Vec<&str>> {
+        completable(&self.prompts, &self.templates, target)
     }
 
     /// Whether a resource or a resource template is registered.
@@ -190,4 +233,43 @@ impl Catalog {
             ..ServerCapabilities::default()
         }
     }
+}
+
+/// The template handlers of a server, with their matchers.
+pub(crate) type Templates = Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)>;
+
+/// The names that can be completed for the prompt or template `target`
+/// refers to (its declared arguments, its variables), in declared order;
+/// `None` when there is no such prompt or template.
+pub(crate) fn completable<'a>(
+    prompts: &'a Table<Prompt, dyn PromptHandler>,
+    templates: &'a Templates,
+    target: &CompletionTarget,
+) -> Option<Vec<&'a str>> {
+    match target {
+        CompletionTarget::PromptArgument { prompt, .. } => {
+            let (descriptor, _) = prompts.get(prompt)?;
+            Some(
+                descriptor
+                    .arguments
+                    .iter()
+                    .flatten()
+                    .map(|argument| argument.name.as_str())
+                    .collect(),
+            )
+        }
+        CompletionTarget::TemplateVariable { template, .. } => templates
+            .iter()
+            .find(|(entry, _)| entry.descriptor.uri_template == *template)
+            .map(|(entry, _)| entry.matcher.variables().collect()),
+    }
+}
+
+/// `names` quoted and joined (`"a", "b"`) after `some`, or `none`.
+pub(crate) fn listed(names: &[&str], none: &str, some: &str) -> String {
+    if names.is_empty() {
+        return none.to_owned();
+    }
+    let quoted: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+    format!("{some} {}", quoted.join(", "))
 }

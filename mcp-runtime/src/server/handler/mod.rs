@@ -30,8 +30,10 @@ mod uri_template;
 pub(crate) use answers::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundAnswers, RoundTrip};
 pub use arguments::ToolArguments;
 pub use ask::Ask;
-pub(crate) use catalog::{Asked, Catalog, Offer, SharedValues, Table, TemplateEntry};
-pub use completion::IntoCompleteResult;
+pub(crate) use catalog::{
+    Asked, Catalog, Offer, SharedValues, Table, TemplateEntry, Templates, completable, listed,
+};
+pub use completion::{CompletionTarget, IntoCompleteResult};
 pub use context::Ctx;
 #[allow(deprecated)]
 pub use extract::Context;
