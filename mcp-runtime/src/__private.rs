@@ -12,7 +12,7 @@ pub use crate::schema::{
     ResourceTemplate, StringFormat, Tool,
 };
 pub use crate::server::handler::{
-    CompletionHandler, Ctx, IntoCompleteResult, IntoPromptResult, IntoResourceResult,
+    CompletionHandler, CompletionTarget, Ctx, IntoCompleteResult, IntoPromptResult, IntoResourceResult,
     IntoToolResult, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, TaskSupport,
     ToolArguments, ToolHandler,
 };

@@ -34,7 +34,8 @@ impl CallParts {
 
     /// What the user typed so far of the argument being completed: the
     /// value a per-argument completer's `&str` or `String` parameter takes.
-    pub fn completion_value(&self) -> Result<String, McpError> {
+    /// (It takes `&mut self` as every draw does.)
+    pub fn completion_value(&mut self) -> Result<String, McpError> {
         self.completion_part::<CompletionArgument>(ARGUMENT)
             .map(|argument| argument.value)
     }
