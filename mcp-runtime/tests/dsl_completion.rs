@@ -40,7 +40,7 @@ impl Desk {
     /// Triage a ticket.
     #[prompt]
     async fn triage(&self, args: TriageArgs) -> String {
-        format!("Hand it to {}.", args.team)
+        format!("Hand it to {} ({:?}).", args.team, args.urgency)
     }
 
     /// A team's page.
