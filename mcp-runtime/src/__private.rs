@@ -12,9 +12,9 @@ pub use crate::schema::{
     ResourceTemplate, StringFormat, Tool,
 };
 pub use crate::server::handler::{
-    CompletionHandler, CompletionTarget, Ctx, IntoCompleteResult, IntoPromptResult, IntoResourceResult,
-    IntoToolResult, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, TaskSupport,
-    ToolArguments, ToolHandler,
+    CompletionHandler, CompletionTarget, Ctx, IntoCompleteResult, IntoPromptResult,
+    IntoResourceResult, IntoToolResult, Outcome, PromptHandler, ResourceHandler,
+    ResourceTemplateHandler, TaskSupport, ToolArguments, ToolHandler,
 };
 pub use crate::server::plumbing::{
     CallParts, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,

@@ -206,7 +206,10 @@ async fn the_catch_all_answers_known_arguments_that_have_no_completer() {
     assert_eq!(values(&answer), ["catch-all:subject"], "{answer}");
     // Unknown names reach no handler, the catch-all included.
     let answer = complete(url, prompt("note"), "title", "").await;
-    assert!(invalid_params(&answer).contains("\"subject\", \"body\""), "{answer}");
+    assert!(
+        invalid_params(&answer).contains("\"subject\", \"body\""),
+        "{answer}"
+    );
     let answer = complete(url, prompt("nothing"), "x", "").await;
     assert_eq!(invalid_params(&answer), "Unknown prompt: nothing");
 }
@@ -269,11 +272,14 @@ fn build_refuses_completers_of_what_the_server_does_not_have() {
          register the resource template"
     );
     assert!(
-        problems[3].starts_with(
-            "two completers complete argument \"team\" of prompt \"triage\""
-        ),
+        problems[3].starts_with("two completers complete argument \"team\" of prompt \"triage\""),
         "{error}"
     );
     // Displayed as sentences.
-    assert!(error.to_string().contains("\n  - The completer of argument \"teem\""), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("\n  - The completer of argument \"teem\""),
+        "{error}"
+    );
 }

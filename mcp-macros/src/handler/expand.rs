@@ -237,11 +237,12 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
 /// `completes`, for a per-argument completer: the argument it completes.
 fn completes(target: &Target) -> Option<TokenStream> {
     let Target::Completion {
-        completes: Some(Completes {
-            reference,
-            argument,
-            ..
-        }),
+        completes:
+            Some(Completes {
+                reference,
+                argument,
+                ..
+            }),
     } = target
     else {
         return None;

@@ -202,7 +202,9 @@ fn check_completers(cx: &mut Ctxt, handlers: &[Handler<'_>]) {
         };
         let (what, key, name, known) = match &c.reference {
             Reference::Prompt(name) => ("prompt", "prompt", name, &prompts),
-            Reference::Template(template) => ("resource template", "template", template, &templates),
+            Reference::Template(template) => {
+                ("resource template", "template", template, &templates)
+            }
         };
         if known.contains(&name.as_str()) {
             continue;

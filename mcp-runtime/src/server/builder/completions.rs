@@ -85,11 +85,19 @@ fn unknown(
                 .map(|(entry, _)| entry.descriptor.uri_template.as_str())
                 .collect(),
         };
-        let attribute = if kind == "prompt" { "prompt" } else { "template" };
+        let attribute = if kind == "prompt" {
+            "prompt"
+        } else {
+            "template"
+        };
         return Some(format!(
             "the completer of {target} names a {kind} this server does not have ({}); fix the \
              name in `#[completion({attribute} = \"...\")]`, or register the {kind}",
-            listed(&names, &format!("it has no {kind}s"), &format!("its {kind}s are")),
+            listed(
+                &names,
+                &format!("it has no {kind}s"),
+                &format!("its {kind}s are")
+            ),
         ));
     };
     if known.contains(&argument.as_str()) {

@@ -24,8 +24,8 @@ use crate::server::dispatch::{Registry, Server, is_reserved};
 use crate::server::gate::{OutcomeRecord, StateGate};
 use crate::server::handler::{
     Catalog, CompletionHandler, MethodHandler, PromptHandler, ResourceHandler,
-    ResourceTemplateHandler, Services, SharedValues, Table, TaskSupport, TemplateEntry,
-    Templates, ToolHandler, UriTemplate,
+    ResourceTemplateHandler, Services, SharedValues, Table, TaskSupport, TemplateEntry, Templates,
+    ToolHandler, UriTemplate,
 };
 use crate::server::legacy::{Bridge, LegacyClients};
 use crate::server::methods::{CachePolicy, Lists};

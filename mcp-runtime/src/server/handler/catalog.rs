@@ -5,15 +5,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::completion::CompletionTarget;
 use super::traits::{
     CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ResourceTemplateHandler,
     TaskSupport, ToolHandler,
 };
-use super::completion::CompletionTarget;
 use super::uri_template::UriTemplate;
 use crate::schema::{
-    CompletionReference, JsonObject, McpError, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability,
-    ServerCapabilities, TASKS_EXTENSION, Tool,
+    CompletionReference, JsonObject, ListChangedCapability, McpError, Prompt, Resource,
+    ResourceTemplate, ResourcesCapability, ServerCapabilities, TASKS_EXTENSION, Tool,
 };
 
 /// Handlers of one kind in registration order, with an index by key.
