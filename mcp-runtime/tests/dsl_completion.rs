@@ -241,15 +241,16 @@ async fn second_team(typed: &str) -> Vec<String> {
 
 #[test]
 fn build_refuses_completers_of_what_the_server_does_not_have() {
-    let error = Server::builder("desk", "1.0.0")
+    let Err(error) = Server::builder("desk", "1.0.0")
         .handlers(desk())
         .handler::<misspelled_argument>()
         .handler::<misspelled_prompt>()
         .handler::<unknown_template>()
         .handler::<second_team>()
         .build()
-        .err()
-        .expect("the server must not build");
+    else {
+        panic!("the server must not build");
+    };
     let problems = error.problems();
     assert_eq!(problems.len(), 4, "{error}");
     assert_eq!(

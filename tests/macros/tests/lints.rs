@@ -76,7 +76,6 @@ pub async fn item(vars: BTreeMap<String, String>) -> String {
     vars.get("id").cloned().unwrap_or_default()
 }
 
-/// A size.
 /// Completes the `id` of [`item`]: the ids that start with what was typed.
 #[completion(template = "test://items/{id}", argument = "id")]
 pub async fn item_ids(typed: &str, _ctx: Ctx) -> Vec<String> {
@@ -93,6 +92,7 @@ pub async fn anything() -> Vec<String> {
     Vec::new()
 }
 
+/// A size.
 #[derive(ElicitChoice, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Size {

@@ -5,13 +5,12 @@
 //! Each problem is one sentence naming the completer's prompt or template,
 //! its argument, and the names that do exist.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::checks;
 use crate::schema::Prompt;
 use crate::server::handler::{
-    CompletionHandler, CompletionTarget, PromptHandler, SharedValues, Table, Templates,
+    Completers, CompletionHandler, CompletionTarget, PromptHandler, SharedValues, Table, Templates,
     completable, listed,
 };
 
@@ -23,12 +22,9 @@ pub(super) fn sort(
     templates: &Templates,
     shared: &SharedValues,
     problems: &mut Vec<String>,
-) -> (
-    Option<Arc<dyn CompletionHandler>>,
-    HashMap<CompletionTarget, Arc<dyn CompletionHandler>>,
-) {
+) -> (Option<Arc<dyn CompletionHandler>>, Completers) {
     let mut catch_all = None;
-    let mut completers = HashMap::new();
+    let mut completers = Completers::new();
     for handler in handlers {
         let Some(target) = handler.completes() else {
             checks::missing_shared(shared, handler.needs_shared(), problems, || {

@@ -83,7 +83,7 @@ pub(crate) struct Catalog {
     /// The catch-all completion handler (`#[completion]` with no target).
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     /// The per-argument completers, by what each completes.
-    pub(crate) completers: HashMap<CompletionTarget, Arc<dyn CompletionHandler>>,
+    pub(crate) completers: Completers,
     pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
 }
 
@@ -234,6 +234,9 @@ impl Catalog {
         }
     }
 }
+
+/// The per-argument completers of a server, by what each completes.
+pub(crate) type Completers = HashMap<CompletionTarget, Arc<dyn CompletionHandler>>;
 
 /// The template handlers of a server, with their matchers.
 pub(crate) type Templates = Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)>;

@@ -31,7 +31,8 @@ pub(crate) use answers::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundAns
 pub use arguments::ToolArguments;
 pub use ask::Ask;
 pub(crate) use catalog::{
-    Asked, Catalog, Offer, SharedValues, Table, TemplateEntry, Templates, completable, listed,
+    Asked, Catalog, Completers, Offer, SharedValues, Table, TemplateEntry, Templates, completable,
+    listed,
 };
 pub use completion::{CompletionTarget, IntoCompleteResult};
 pub use context::Ctx;
