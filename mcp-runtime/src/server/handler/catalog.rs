@@ -276,3 +276,160 @@ pub(crate) fn listed(names: &[&str], none: &str, some: &str) -> String {
     let quoted: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
     format!("{some} {}", quoted.join(", "))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::BoxFuture;
+    use crate::schema::{
+        GetPromptResult, McpError, PromptArgument, ReadResourceResult, ResourceTemplate,
+    };
+    use crate::server::handler::{Ctx, Outcome};
+
+    /// A prompt that declares `team` and `urgency`, in that order.
+    struct Triage;
+
+    impl PromptHandler for Triage {
+        fn descriptor(&self) -> Prompt {
+            let argument = |name: &str| PromptArgument {
+                name: name.to_owned(),
+                title: None,
+                description: None,
+                required: Some(false),
+            };
+            Prompt::new("triage", "Triage a ticket.")
+                .with_argument(argument("team"))
+                .with_argument(argument("urgency"))
+        }
+
+        fn get(
+            &self,
+            _: BTreeMap<String, String>,
+            _: Ctx,
+        ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>> {
+            Box::pin(async { Err(McpError::internal("not called")) })
+        }
+    }
+
+    /// A template of one variable, `team`.
+    struct TeamPage;
+
+    impl ResourceTemplateHandler for TeamPage {
+        fn descriptor(&self) -> ResourceTemplate {
+            ResourceTemplate::new("desk://teams/{team}", "team")
+        }
+
+        fn read(
+            &self,
+            _: String,
+            _: BTreeMap<String, String>,
+            _: Ctx,
+        ) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>> {
+            Box::pin(async { Err(McpError::internal("not called")) })
+        }
+    }
+
+    fn catalog() -> Catalog {
+        let mut catalog = Catalog::default();
+        let prompt: Arc<dyn PromptHandler> = Arc::new(Triage);
+        assert!(
+            catalog
+                .prompts
+                .insert("triage".into(), prompt.descriptor(), prompt)
+        );
+        let template: Arc<dyn ResourceTemplateHandler> = Arc::new(TeamPage);
+        let descriptor = template.descriptor();
+        let matcher = UriTemplate::parse(&descriptor.uri_template).expect("a valid template");
+        catalog.templates.push((
+            TemplateEntry {
+                descriptor,
+                matcher,
+            },
+            template,
+        ));
+        catalog
+    }
+
+    fn prompt(name: &str) -> CompletionReference {
+        CompletionReference::Prompt {
+            name: name.to_owned(),
+            title: None,
+        }
+    }
+
+    fn template(uri: &str) -> CompletionReference {
+        CompletionReference::Resource {
+            uri: uri.to_owned(),
+        }
+    }
+
+    /// The `-32602` message of `result`.
+    fn refused(result: Result<CompletionTarget, McpError>) -> String {
+        match result {
+            Err(McpError::InvalidParams { message, .. }) => message,
+            other => panic!("not -32602: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn known_arguments_and_variables_are_targets() {
+        let catalog = catalog();
+        assert_eq!(
+            catalog.completion_target(&prompt("triage"), "urgency"),
+            Ok(CompletionTarget::prompt("triage", "urgency"))
+        );
+        assert_eq!(
+            catalog.completion_target(&template("desk://teams/{team}"), "team"),
+            Ok(CompletionTarget::template("desk://teams/{team}", "team"))
+        );
+    }
+
+    #[test]
+    fn unknown_prompts_templates_and_arguments_are_invalid_params_naming_them() {
+        let catalog = catalog();
+        assert_eq!(
+            refused(catalog.completion_target(&prompt("triag"), "team")),
+            "Unknown prompt: triag"
+        );
+        assert_eq!(
+            refused(catalog.completion_target(&template("desk://team/{team}"), "team")),
+            "Unknown resource template: desk://team/{team}"
+        );
+        assert_eq!(
+            refused(catalog.completion_target(&prompt("triage"), "teem")),
+            "Unknown argument: prompt \"triage\" has no argument \"teem\" (it declares \"team\", \
+             \"urgency\")"
+        );
+        assert_eq!(
+            refused(catalog.completion_target(&template("desk://teams/{team}"), "id")),
+            "Unknown argument: resource template \"desk://teams/{team}\" has no variable \"id\" \
+             (it declares \"team\")"
+        );
+    }
+
+    #[test]
+    fn completions_are_offered_by_a_completer_alone() {
+        struct Nothing;
+        impl CompletionHandler for Nothing {
+            fn complete(
+                &self,
+                _: CompletionReference,
+                _: crate::schema::CompletionArgument,
+                _: Option<crate::schema::CompletionContext>,
+                _: Ctx,
+            ) -> BoxFuture<'_, Result<crate::schema::CompleteResult, McpError>> {
+                Box::pin(async { Ok(crate::schema::CompleteResult::new(Vec::new())) })
+            }
+        }
+        let mut catalog = catalog();
+        assert!(!catalog.offers(Offer::Completions, Asked::Modern));
+        catalog.completers.insert(
+            CompletionTarget::prompt("triage", "team"),
+            Arc::new(Nothing),
+        );
+        assert!(catalog.offers(Offer::Completions, Asked::Modern));
+        assert!(catalog.capabilities().completions.is_some());
+    }
+}

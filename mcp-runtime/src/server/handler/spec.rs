@@ -275,3 +275,63 @@ fn merge_input_schemas(parts: &[SchemaFn]) -> (JsonObject, Vec<String>) {
     }
     (merged, order)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Ordered {
+        zeta: String,
+        #[serde(rename = "Alpha")]
+        alpha: String,
+        mid: Option<u32>,
+    }
+
+    /// Declared as `zeta`, `alpha`, `mid`.
+    fn ordered() -> Option<JsonObject> {
+        schema_of::<Ordered>().map(with_declared_order::<Ordered>)
+    }
+
+    #[test]
+    fn declared_fields_are_serde_names_in_declared_order() {
+        assert_eq!(
+            declared_fields::<Ordered>(),
+            Some(&["zeta", "Alpha", "mid"][..])
+        );
+        assert_eq!(
+            declared_fields::<std::collections::BTreeMap<String, String>>(),
+            None
+        );
+        assert_eq!(declared_fields::<String>(), None);
+    }
+
+    #[test]
+    fn prompt_arguments_keep_declared_order_and_tools_carry_no_order_key() {
+        let prompt = PromptSpec {
+            name: "letter",
+            title: None,
+            description: "A letter.",
+            input: &[ordered],
+        }
+        .build();
+        let names: Vec<&str> = prompt
+            .arguments
+            .iter()
+            .flatten()
+            .map(|argument| argument.name.as_str())
+            .collect();
+        assert_eq!(names, ["zeta", "Alpha", "mid"]);
+        let tool = ToolSpec {
+            name: "letter",
+            description: "A letter.",
+            input: &[ordered],
+            ..ToolSpec::DEFAULT
+        }
+        .build();
+        assert!(!tool.input_schema.contains_key(DECLARED_ORDER));
+    }
+}
