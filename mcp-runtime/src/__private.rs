@@ -17,7 +17,8 @@ pub use crate::server::handler::{
     ResourceTemplateHandler, TaskSupport, ToolArguments, ToolHandler,
 };
 pub use crate::server::plumbing::{
-    CallParts, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,
+    CallParts, CompletionParam, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,
+    completion_param,
 };
 pub use crate::server::{Handlers, ServerBuilder};
 pub use ::core::default::Default;

@@ -456,7 +456,9 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
         .map(|i| format_ident!("__mcp_arg{i}"))
         .collect();
     // A completer's `&str` or `String` parameter takes what was typed; a
-    // `&str` borrows it from a `String` the future holds.
+    // `&str` borrows it from a `String` the future holds. Its other
+    // parameters are checked to be ones a completer may take.
+    let per_argument = matches!(h.target, Target::Completion { completes: Some(_) });
     let draws = h.params.iter().zip(&args).enumerate().map(|(i, (ty, arg))| {
         if h.value_param == Some(i) {
             let owned = if super::is_str(ty) {
@@ -465,6 +467,11 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
                 quote!(#ty)
             };
             quote_spanned!(ty.span()=> let #arg: #owned = __mcp_parts.completion_value()?;)
+        } else if per_argument {
+            quote_spanned!(ty.span()=>
+                _mcp::completion_param::<#ty>();
+                let #arg: #ty = _mcp::FromCall::from_call(&mut __mcp_parts)?;
+            )
         } else {
             quote_spanned!(ty.span()=> let #arg: #ty = _mcp::FromCall::from_call(&mut __mcp_parts)?;)
         }

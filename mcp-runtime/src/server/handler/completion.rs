@@ -134,6 +134,25 @@ impl FromCall for CompletionContext {
     }
 }
 
+/// What a per-argument `#[completion(prompt | template = "...", argument =
+/// "...")]` may take besides what the user typed (a parameter written `&str`
+/// or `String`, which the macro recognises by how it is written).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a per-argument `#[completion]`",
+    note = "a completer takes what the user typed (a parameter written `&str` or `String`), `CompletionContext`, `CompletionReference`, `CompletionArgument`, `Ctx` or `Shared<T>`"
+)]
+pub trait CompletionParam: FromCall {}
+
+impl CompletionParam for CompletionReference {}
+impl CompletionParam for CompletionArgument {}
+impl CompletionParam for CompletionContext {}
+impl CompletionParam for super::Ctx {}
+impl<T: Send + Sync + 'static> CompletionParam for super::Shared<T> {}
+
+/// Checks, where a per-argument completer's parameter is drawn, that its
+/// type is one it may take (spanned on the type, so the error is there).
+pub fn completion_param<T: CompletionParam>() {}
+
 /// What a `#[completion]` handler may return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[completion]`",

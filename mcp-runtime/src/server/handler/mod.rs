@@ -52,6 +52,7 @@ pub(crate) use uri_template::UriTemplate;
 /// What the macros' expansions name, reached only through the hidden
 /// `mcp_runtime::__private`.
 pub(crate) mod plumbing {
+    pub use super::completion::{CompletionParam, completion_param};
     pub use super::extract::{CallParts, FromCall, SharedNeed};
     pub use super::spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
 }
