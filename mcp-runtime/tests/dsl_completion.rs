@@ -284,3 +284,26 @@ fn build_refuses_completers_of_what_the_server_does_not_have() {
         "{error}"
     );
 }
+
+/// Another catch-all.
+#[completion]
+async fn another_catch_all(argument: CompletionArgument) -> Vec<String> {
+    vec![argument.value]
+}
+
+#[test]
+fn build_refuses_two_catch_alls() {
+    let Err(error) = Server::builder("desk", "1.0.0")
+        .handler::<note>()
+        .handler::<anything>()
+        .handler::<another_catch_all>()
+        .build()
+    else {
+        panic!("the server must not build");
+    };
+    assert_eq!(error.problems().len(), 1, "{error}");
+    assert!(
+        error.problems()[0].starts_with("two catch-all completion handlers are registered"),
+        "{error}"
+    );
+}
