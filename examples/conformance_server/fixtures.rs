@@ -64,7 +64,9 @@ pub(crate) fn server(signer: RequestStateSigner) -> ServerBuilder {
         .prompt(prompts::test_prompt_with_embedded_resource {})
         .prompt(prompts::test_prompt_with_image {})
         .prompt(input_required::test_input_required_result_prompt {})
-        .handler::<prompts::completions>()
+        .handler::<prompts::complete_arg1>()
+        .handler::<prompts::complete_arg2>()
+        .handler::<prompts::complete_template_id>()
         // The tasks extension's fixtures.
         .handler::<tasks::greet>()
         .handler::<tasks::slow_compute>()

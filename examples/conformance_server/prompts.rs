@@ -1,9 +1,7 @@
 //! The prompts, and the completions of their arguments.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::schema::{
-    CompletionArgument, CompletionReference, ContentBlock, PromptMessage, ResourceContents, Role,
-};
+use mcp_runtime::schema::{ContentBlock, PromptMessage, ResourceContents, Role};
 use serde::Deserialize;
 
 use crate::fixtures::PNG_1X1;
@@ -68,41 +66,30 @@ pub(crate) async fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
-/// The known values of each argument that can be completed: those of
-/// `test_prompt_with_arguments` and the `id` of the resource template.
-fn candidates(reference: &CompletionReference, argument: &str) -> Option<&'static [&'static str]> {
-    match reference {
-        CompletionReference::Prompt { name, .. } if name == "test_prompt_with_arguments" => {
-            Some(match argument {
-                "arg1" => &["test", "testValue1", "test-one", "value1"],
-                "arg2" => &["test", "testValue2", "test-two", "value2"],
-                _ => &[],
-            })
-        }
-        CompletionReference::Resource { uri } if uri == "test://template/{id}/data" => {
-            Some(match argument {
-                "id" => &["123", "456", "789"],
-                _ => &[],
-            })
-        }
-        _ => None,
-    }
+/// The values of `known` that start with what the user typed so far.
+fn starting_with(known: &[&str], typed: &str) -> Vec<String> {
+    known
+        .iter()
+        .filter(|value| value.starts_with(typed))
+        .map(|value| (*value).to_owned())
+        .collect()
 }
 
-/// Completes the arguments of `test_prompt_with_arguments` and the `id` of
-/// the resource template: the known values that start with what the user
-/// typed so far.
-#[completion]
-pub(crate) async fn completions(
-    reference: CompletionReference,
-    argument: CompletionArgument,
-) -> Result<Vec<String>, McpError> {
-    let known = candidates(&reference, &argument.name).ok_or_else(|| {
-        McpError::invalid_params(format!("nothing to complete for {reference:?}"))
-    })?;
-    Ok(known
-        .iter()
-        .filter(|value| value.starts_with(argument.value.as_str()))
-        .map(|value| (*value).to_owned())
-        .collect())
+/// Completes `arg1` of `test_prompt_with_arguments`.
+#[completion(prompt = "test_prompt_with_arguments", argument = "arg1")]
+pub(crate) async fn complete_arg1(typed: &str) -> Vec<String> {
+    starting_with(&["test", "testValue1", "test-one", "value1"], typed)
+}
+
+/// Completes `arg2` of `test_prompt_with_arguments`.
+#[completion(prompt = "test_prompt_with_arguments", argument = "arg2")]
+pub(crate) async fn complete_arg2(typed: &str) -> Vec<String> {
+    starting_with(&["test", "testValue2", "test-two", "value2"], typed)
+}
+
+/// Completes the `id` of the resource template. (Other known arguments get
+/// no values; unknown ones are refused with `-32602` by the runtime.)
+#[completion(template = "test://template/{id}/data", argument = "id")]
+pub(crate) async fn complete_template_id(typed: &str) -> Vec<String> {
+    starting_with(&["123", "456", "789"], typed)
 }

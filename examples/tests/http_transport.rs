@@ -695,3 +695,69 @@ async fn sigterm_shuts_down_gracefully() {
         server.logs()
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Completion declared per argument
+// ---------------------------------------------------------------------------------------------
+
+/// `completion/complete` of `argument` (typed `value`) of `reference`.
+fn complete(id: i64, reference: Value, argument: &str, value: &str) -> Value {
+    request(
+        json!(id),
+        "completion/complete",
+        json!({"ref": reference, "argument": {"name": argument, "value": value}}),
+    )
+}
+
+#[tokio::test]
+async fn a_per_argument_completer_answers_and_unknown_names_are_invalid_params() {
+    let server = HttpServer::spawn();
+    let prompt = json!({"type": "ref/prompt", "name": "test_prompt_with_arguments"});
+    let result = server
+        .call_ok(
+            &complete(1, prompt.clone(), "arg1", "test"),
+            "CompleteResultResponse",
+        )
+        .await;
+    assert_eq!(
+        result["completion"]["values"],
+        json!(["test", "testValue1", "test-one"]),
+        "{result}"
+    );
+    let template = json!({"type": "ref/resource", "uri": "test://template/{id}/data"});
+    let result = server
+        .call_ok(&complete(2, template, "id", "4"), "CompleteResultResponse")
+        .await;
+    assert_eq!(result["completion"]["values"], json!(["456"]), "{result}");
+
+    // A declared argument without a completer: no values.
+    let embedded = json!({"type": "ref/prompt", "name": "test_prompt_with_embedded_resource"});
+    let result = server
+        .call_ok(
+            &complete(3, embedded, "resourceUri", "test"),
+            "CompleteResultResponse",
+        )
+        .await;
+    assert_eq!(result["completion"]["values"], json!([]), "{result}");
+
+    // An argument, or a prompt, the server does not have: -32602 naming it.
+    for (id, msg, named) in [
+        (4, complete(4, prompt, "arg3", "t"), "\"arg3\""),
+        (
+            5,
+            complete(
+                5,
+                json!({"type": "ref/prompt", "name": "nope"}),
+                "arg1",
+                "t",
+            ),
+            "nope",
+        ),
+    ] {
+        let response = server.post(&msg).await.json();
+        assert_eq!(response["id"], json!(id), "{response}");
+        assert_eq!(response["error"]["code"], json!(-32602), "{response}");
+        let message = response["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(named), "{response}");
+    }
+}

@@ -80,13 +80,12 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Tool, args, item)
 }
 
-/// Turns an `async fn` into the server's completion handler
-/// (`completion/complete`); register with `.completion(name {})` or
-/// `.handler::<name>()`. Parameters, in any order: `CompletionReference`
-/// (what is completed), `CompletionArgument` (the argument and what was
-/// typed), `CompletionContext` (the other arguments' values), `Ctx`,
-/// `Shared<T>`. Returns `Vec<String>` (the values), `CompleteResult`, or a
-/// `Result` of these with `McpError`.
+/// Turns an `async fn` into a completer of one named argument
+/// (`#[completion(prompt = "...", argument = "...")]`,
+/// `#[completion(template = "...", argument = "...")]`) or into the
+/// server's catch-all (`#[completion]`); register with `.completion(name {})`
+/// or `.handler::<name>()`. See `mcp_runtime::completion` for the
+/// parameters, the returns and how wrong names are refused.
 #[proc_macro_attribute]
 pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Completion, args, item)
@@ -100,8 +99,8 @@ fn handler_attribute(kind: handler::Kind, args: TokenStream, item: TokenStream) 
     output.into()
 }
 
-/// Makes an `impl` block's `#[tool]`, `#[prompt]` and `#[resource]`
-/// methods (`async fn(&self, ...)`) handlers of one shared value, registered
+/// Makes an `impl` block's `#[tool]`, `#[prompt]`, `#[resource]` and
+/// `#[completion]` methods (`async fn(&self, ...)`) handlers of one shared value, registered
 /// together with `.handlers(value)`.
 #[proc_macro_attribute]
 pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {

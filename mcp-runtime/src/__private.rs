@@ -12,12 +12,13 @@ pub use crate::schema::{
     ResourceTemplate, StringFormat, Tool,
 };
 pub use crate::server::handler::{
-    CompletionHandler, Ctx, IntoCompleteResult, IntoPromptResult, IntoResourceResult,
-    IntoToolResult, Outcome, PromptHandler, ResourceHandler, ResourceTemplateHandler, TaskSupport,
-    ToolArguments, ToolHandler,
+    CompletionHandler, CompletionTarget, Ctx, IntoCompleteResult, IntoPromptResult,
+    IntoResourceResult, IntoToolResult, Outcome, PromptHandler, ResourceHandler,
+    ResourceTemplateHandler, TaskSupport, ToolArguments, ToolHandler,
 };
 pub use crate::server::plumbing::{
-    CallParts, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,
+    CallParts, CompletionParam, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,
+    completion_param,
 };
 pub use crate::server::{Handlers, ServerBuilder};
 pub use ::core::default::Default;

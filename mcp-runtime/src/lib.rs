@@ -279,15 +279,78 @@ pub use mcp_macros::resource;
 /// ```
 pub use mcp_macros::handlers;
 
-/// Turns an `async fn` into the server's `completion/complete` handler,
-/// registered with `.handler::<name>()` (or `.completion(name {})`).
-/// Parameters, in any order: [`CompletionReference`](schema::CompletionReference)
+/// Completes arguments (`completion/complete`): `#[completion(prompt =
+/// "...", argument = "...")]` or `#[completion(template = "...", argument =
+/// "...")]` on an `async fn` declares the completer of one named argument
+/// of one prompt or resource template; `#[completion]` alone declares the
+/// server's catch-all. Register either with `.handler::<name>()` (or
+/// `.completion(name {})`), or as a method of a [`handlers`] block.
+///
+/// A completer takes, in any order: what the user typed so far (a parameter
+/// written `&str` or `String`), [`CompletionContext`](schema::CompletionContext)
+/// (the other arguments' values), `Ctx`, `Shared<T>`. It returns
+/// `Vec<String>` (the values; at most 100 are sent, with `hasMore` past
+/// that), `CompleteResult`, or a `Result` of these with `McpError`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct TriageArgs {
+///     /// The team to hand the ticket to.
+///     team: String,
+///     /// How urgent it is.
+///     urgency: Option<String>,
+/// }
+///
+/// /// Triage a ticket.
+/// #[prompt]
+/// async fn triage(args: TriageArgs) -> String {
+///     format!("Hand it to {}.", args.team)
+/// }
+///
+/// /// The teams that start with what was typed.
+/// #[completion(prompt = "triage", argument = "team")]
+/// async fn teams(typed: &str) -> Vec<String> {
+///     ["billing", "backend", "frontend"]
+///         .iter()
+///         .filter(|team| team.starts_with(typed))
+///         .map(|team| (*team).to_owned())
+///         .collect()
+/// }
+///
+/// let server = Server::builder("desk", "1.0.0")
+///     .handler::<triage>()
+///     .handler::<teams>()
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// **A wrong name is never silent.** A template's variables are known to
+/// the macro, so `argument` naming none of them is a compile error at that
+/// name. In a `#[handlers]` block, a completer completes one of the
+/// block's own prompts or templates, so naming one the block does not
+/// declare is a compile error too. A prompt's arguments come from its
+/// arguments type (serde's names), which the macro cannot read:
+/// [`ServerBuilder::build`](server::ServerBuilder::build) refuses a
+/// completer whose prompt, template or argument the server does not have,
+/// with a [`BuildError`](server::BuildError) naming them and the names that
+/// do exist (and two completers of one argument, and two catch-alls).
+///
+/// **At run time**, a `completion/complete` naming a prompt, template or
+/// argument the server does not have is refused with `-32602` (invalid
+/// params) naming it, and reaches no handler. A known argument goes to its
+/// completer; one without a completer goes to the catch-all, if the server
+/// has one; otherwise it gets no values
+/// (`{"values": [], "total": 0, "hasMore": false}`).
+///
+/// **The catch-all** takes [`CompletionReference`](schema::CompletionReference)
 /// (what is completed), [`CompletionArgument`](schema::CompletionArgument)
-/// (the argument and what was typed so far),
-/// [`CompletionContext`](schema::CompletionContext) (the other arguments'
-/// values), `Ctx`, `Shared<T>`. Returns `Vec<String>` (the values; at most
-/// 100 are sent, with `hasMore` past that), `CompleteResult`, or a `Result`
-/// of these with `McpError`.
+/// (the argument and what was typed so far), `CompletionContext`, `Ctx`,
+/// `Shared<T>`. It is consulted only for names the server knows, so it
+/// matches on them without guarding against unknown ones:
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
@@ -307,6 +370,18 @@ pub use mcp_macros::handlers;
 /// let server = Server::builder("colours", "1.0.0").handler::<colours>().build()?;
 /// # let _ = server;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A misspelled template variable does not compile:
+///
+/// ```compile_fail
+/// use mcp_runtime::prelude::*;
+///
+/// /// The teams.
+/// #[completion(template = "desk://teams/{team}", argument = "teem")]
+/// async fn teams(typed: &str) -> Vec<String> {
+///     vec![typed.to_owned()]
+/// }
 /// ```
 pub use mcp_macros::completion;
 

@@ -223,6 +223,19 @@ async fn essay(ctx: Ctx) -> Reply<(), GetPromptResult> {
     }
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct HaikuArgs {
+    /// The season it is about.
+    season: String,
+}
+
+/// A haiku about a season: a prompt that declares an argument to complete
+/// (a completion of an argument the server does not know is `-32602`).
+#[prompt]
+async fn haiku(args: HaikuArgs) -> String {
+    format!("Write a haiku about {}.", args.season)
+}
+
 /// Completes anything with two values.
 struct Complete;
 
@@ -257,6 +270,7 @@ fn server_with(legacy: LegacyClients, bridge: Bridge) -> Server {
         .resource(notes {})
         .resource(page {})
         .prompt(essay {})
+        .prompt(haiku {})
         .completion(Complete)
         .request_state_signer(RequestStateSigner::generate().unwrap())
         .legacy_clients(legacy)
@@ -366,7 +380,7 @@ async fn results_have_their_2025_shape() {
         ),
         (
             "completion/complete",
-            json!({"ref": {"type": "ref/prompt", "name": "essay"}, "argument": {"name": "topic", "value": "ru"}}),
+            json!({"ref": {"type": "ref/prompt", "name": "haiku"}, "argument": {"name": "season", "value": "su"}}),
             "CompleteResult",
         ),
         ("ping", json!({}), "EmptyResult"),

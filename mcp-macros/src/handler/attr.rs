@@ -1,4 +1,5 @@
-//! The arguments of `#[tool(...)]`, `#[prompt(...)]` and `#[resource(...)]`.
+//! The arguments of `#[tool(...)]`, `#[prompt(...)]`, `#[resource(...)]`
+//! and `#[completion(...)]`.
 //!
 //! Every key is one row of [`KEYS`]: its name, the attributes it applies
 //! to, and how its value is read. Unknown keys, keys of another attribute
@@ -57,12 +58,20 @@ pub(crate) struct HandlerAttrs {
     pub(crate) uri_template: Slot<LitStr>,
     pub(crate) mime_type: Slot<LitStr>,
     pub(crate) krate: Slot<syn::Path>,
+    /// `#[completion(prompt = "...")]`: the prompt whose argument it completes.
+    pub(crate) prompt: Slot<LitStr>,
+    /// `#[completion(template = "...")]`: the template whose variable it
+    /// completes.
+    pub(crate) template: Slot<LitStr>,
+    /// `#[completion(argument = "...")]`: the argument (or variable) it completes.
+    pub(crate) argument: Slot<LitStr>,
 }
 
 const DESCRIBED: &[Kind] = &[Kind::Tool, Kind::Prompt, Kind::Resource];
 const ALL: &[Kind] = &[Kind::Tool, Kind::Prompt, Kind::Resource, Kind::Completion];
 const TOOL: &[Kind] = &[Kind::Tool];
 const RESOURCE: &[Kind] = &[Kind::Resource];
+const COMPLETION: &[Kind] = &[Kind::Completion];
 
 /// The keys, in the order the "expected one of" lists name them.
 const KEYS: &[Key<HandlerAttrs, Kind>] = &[
@@ -125,6 +134,21 @@ const KEYS: &[Key<HandlerAttrs, Kind>] = &[
         name: "task",
         on: TOOL,
         read: |a, cx, m| task(&mut a.task, cx, m),
+    },
+    Key {
+        name: "prompt",
+        on: COMPLETION,
+        read: |a, cx, m| string(&mut a.prompt, cx, m),
+    },
+    Key {
+        name: "template",
+        on: COMPLETION,
+        read: |a, cx, m| string(&mut a.template, cx, m),
+    },
+    Key {
+        name: "argument",
+        on: COMPLETION,
+        read: |a, cx, m| string(&mut a.argument, cx, m),
     },
     Key {
         name: "crate",

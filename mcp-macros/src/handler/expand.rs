@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::model::{Handler, Target, TaskMode};
+use super::model::{Completes, Handler, Reference, Target, TaskMode};
 use crate::attr::Docs;
 
 /// A target's handler trait and its one method.
@@ -102,7 +102,7 @@ fn signature(target: &Target) -> Signature {
             output: quote!(ResourceFuture),
             parts: quote!(_mcp::CallParts::from_strings(__mcp_variables, __mcp_ctx)),
         },
-        Target::Completion => Signature {
+        Target::Completion { .. } => Signature {
             trait_name: quote!(CompletionHandler),
             descriptor: None,
             method: quote!(complete),
@@ -205,6 +205,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
     let needs = needs_shared(h);
     let signer = needs_signer(h);
     let task = task_support(&h.target);
+    let completes = completes(&h.target);
     let scopes = (!h.scopes.is_empty()).then(|| {
         let scopes = &h.scopes;
         quote! {
@@ -223,6 +224,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
             }
 
             #task
+            #completes
             #scopes
             #needs
             #signer
@@ -230,6 +232,32 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
 
         #variables
     }
+}
+
+/// `completes`, for a per-argument completer: the argument it completes.
+fn completes(target: &Target) -> Option<TokenStream> {
+    let Target::Completion {
+        completes:
+            Some(Completes {
+                reference,
+                argument,
+                ..
+            }),
+    } = target
+    else {
+        return None;
+    };
+    let target = match reference {
+        Reference::Prompt(prompt) => quote!(_mcp::CompletionTarget::prompt(#prompt, #argument)),
+        Reference::Template(template) => {
+            quote!(_mcp::CompletionTarget::template(#template, #argument))
+        }
+    };
+    Some(quote! {
+        fn completes(&self) -> _mcp::Option<_mcp::CompletionTarget> {
+            _mcp::Option::Some(#target)
+        }
+    })
 }
 
 /// `task_support`, for a tool that may or must run as a task.
@@ -271,7 +299,7 @@ fn needs_shared(h: &Handler<'_>) -> Option<TokenStream> {
 /// is signed, so `ServerBuilder::build` refuses a server without a signer.
 /// (A completion never resumes.)
 fn needs_signer(h: &Handler<'_>) -> Option<TokenStream> {
-    let resumes = !matches!(h.target, Target::Completion)
+    let resumes = !matches!(h.target, Target::Completion { .. })
         && h.params.iter().any(|ty| is_generic(ty, "Resume"));
     resumes.then(|| {
         quote! {
@@ -394,7 +422,7 @@ fn descriptor(h: &Handler<'_>) -> TokenStream {
                 .build()
             }
         }
-        Target::Completion => quote!(),
+        Target::Completion { .. } => quote!(),
         Target::Resource { uri, mime_type }
         | Target::ResourceTemplate {
             template: uri,
@@ -427,9 +455,40 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
     let args: Vec<_> = (0..h.params.len())
         .map(|i| format_ident!("__mcp_arg{i}"))
         .collect();
-    let draws = h.params.iter().zip(&args).map(|(ty, arg)| {
-        quote_spanned!(ty.span()=> let #arg: #ty = _mcp::FromCall::from_call(&mut __mcp_parts)?;)
+    // A completer's `&str` or `String` parameter takes what was typed; a
+    // `&str` borrows it from a `String` the future holds. Its other
+    // parameters are checked to be ones a completer may take.
+    let per_argument = matches!(h.target, Target::Completion { completes: Some(_) });
+    let draws = h.params.iter().zip(&args).enumerate().map(|(i, (ty, arg))| {
+        if h.value_param == Some(i) {
+            let owned = if super::is_str(ty) {
+                quote!(_mcp::String)
+            } else {
+                quote!(#ty)
+            };
+            quote_spanned!(ty.span()=> let #arg: #owned = __mcp_parts.completion_value()?;)
+        } else if per_argument {
+            quote_spanned!(ty.span()=>
+                _mcp::completion_param::<#ty>();
+                let #arg: #ty = _mcp::FromCall::from_call(&mut __mcp_parts)?;
+            )
+        } else {
+            quote_spanned!(ty.span()=> let #arg: #ty = _mcp::FromCall::from_call(&mut __mcp_parts)?;)
+        }
     });
+    let passed: Vec<_> = h
+        .params
+        .iter()
+        .zip(&args)
+        .enumerate()
+        .map(|(i, (ty, arg))| {
+            if h.value_param == Some(i) && super::is_str(ty) {
+                quote!(&#arg)
+            } else {
+                quote!(#arg)
+            }
+        })
+        .collect();
     // The output's type is inferred; the conversion is spanned on the
     // declared return type, so a type that cannot be returned is reported
     // there.
@@ -443,7 +502,7 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
         (Target::Prompt, Some(ty)) => {
             quote_spanned!(ty.span()=> _mcp::IntoPromptResult::into_prompt_outcome(__mcp_output))
         }
-        (Target::Completion, Some(ty)) => {
+        (Target::Completion { .. }, Some(ty)) => {
             quote_spanned!(ty.span()=> _mcp::IntoCompleteResult::into_complete_result(__mcp_output))
         }
         (Target::Resource { uri, mime_type }, Some(ty)) => {
@@ -469,7 +528,7 @@ fn call_body(h: &Handler<'_>) -> TokenStream {
         #this
         _mcp::Box::pin(async move {
             #(#draws)*
-            let __mcp_output = #call(#(#args),*).await;
+            let __mcp_output = #call(#(#passed),*).await;
             #convert
         })
     }

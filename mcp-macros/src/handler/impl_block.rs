@@ -6,7 +6,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 
-use super::model::{Handler, Owner, Target};
+use super::model::{Completes, Handler, Owner, Reference, Target};
 use super::{HandlerFn, Kind, attr, check, expand as emit};
 use crate::attr::runtime_path;
 use crate::ctxt::Ctxt;
@@ -68,8 +68,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let (what, key, span) = wire_key(&handler, &attrs);
             if let Some(first) = seen.iter().find(|(w, k, _)| *w == what && *k == key) {
                 let first = &first.2;
-                let message = match handler.target {
-                    Target::Completion => format!(
+                let message = match &handler.target {
+                    Target::Completion { completes: Some(c) } => format!(
+                        "`fn {first}` already completes {} in this block: keep one",
+                        describe(c)
+                    ),
+                    Target::Completion { completes: None } => format!(
                         "a second `#[completion]` method in this block: `fn {first}` is already the \
                          server's completion handler, and a server has one (this one would \
                          replace it); answer both in one method"
@@ -90,6 +94,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             handler
         })
         .collect();
+    check_completers(&mut cx, &handlers);
     let rt = runtime_path(None);
     let errors = match cx.check() {
         Ok(()) => None,
@@ -158,7 +163,62 @@ fn wire_key(h: &Handler<'_>, attrs: &attr::HandlerAttrs) -> (&'static str, Strin
         Target::ResourceTemplate { template, span, .. } => {
             ("resource template", template.clone(), *span)
         }
-        Target::Completion => ("completion", String::new(), ident),
+        Target::Completion { completes: None } => ("completion", String::new(), ident),
+        Target::Completion { completes: Some(c) } => ("completer", describe(c), c.argument_span),
+    }
+}
+
+/// A completer's argument as messages name it: "argument `team` of prompt
+/// `triage`".
+fn describe(c: &Completes) -> String {
+    match &c.reference {
+        Reference::Prompt(prompt) => format!("argument `{}` of prompt `{prompt}`", c.argument),
+        Reference::Template(template) => {
+            format!("variable `{}` of template `{template}`", c.argument)
+        }
+    }
+}
+
+/// A completer in a block completes one of the block's own prompts or
+/// templates: one the block does not declare is an error at its name, listing
+/// those it does. (A prompt's argument names come from its arguments type,
+/// which the macro cannot read; `ServerBuilder::build` checks them.)
+fn check_completers(cx: &mut Ctxt, handlers: &[Handler<'_>]) {
+    let prompts: Vec<&str> = handlers
+        .iter()
+        .filter(|h| matches!(h.target, Target::Prompt))
+        .map(|h| h.name.as_str())
+        .collect();
+    let templates: Vec<&str> = handlers
+        .iter()
+        .filter_map(|h| match &h.target {
+            Target::ResourceTemplate { template, .. } => Some(template.as_str()),
+            _ => None,
+        })
+        .collect();
+    for h in handlers {
+        let Target::Completion { completes: Some(c) } = &h.target else {
+            continue;
+        };
+        let (what, key, name, known) = match &c.reference {
+            Reference::Prompt(name) => ("prompt", "prompt", name, &prompts),
+            Reference::Template(template) => {
+                ("resource template", "template", template, &templates)
+            }
+        };
+        if known.contains(&name.as_str()) {
+            continue;
+        }
+        cx.syn_error(syn::Error::new(
+            c.reference_span,
+            format!(
+                "this `#[handlers]` block declares no {what} `{name}`: {}; a completer in a \
+                 block completes one of the block's own {what}s (for one declared elsewhere, \
+                 write the completer as a free `#[completion({key} = \"...\", argument = \"...\")]` \
+                 function)",
+                super::choose_from(what, known)
+            ),
+        ));
     }
 }
 

@@ -15,7 +15,7 @@ use syn::parse::{Parse, ParseStream};
 
 pub(crate) use attr::Kind;
 pub(crate) use impl_block::expand as impl_block;
-use model::{Annotations, Handler, Owner, Target};
+use model::{Annotations, Completes, Handler, Owner, Reference, Target};
 
 use crate::attr::{Docs, docs, runtime_path, unraw};
 use crate::ctxt::Ctxt;
@@ -148,9 +148,11 @@ fn check<'a>(
     if attrs.uri.get().is_none() {
         check_variables_taken(cx, &target, &params, &sig.ident);
     }
+    let value_param = value_param(cx, &target, &params);
     Handler {
         func,
         target,
+        value_param,
         name,
         title: attrs.title.get().map(syn::LitStr::value),
         description,
@@ -369,7 +371,9 @@ fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Id
             task: attrs.task.get().copied(),
         },
         Kind::Prompt => Target::Prompt,
-        Kind::Completion => Target::Completion,
+        Kind::Completion => Target::Completion {
+            completes: completes(cx, attrs),
+        },
         Kind::Resource => match (attrs.uri.get(), attrs.uri_template.get()) {
             (None, None) => {
                 cx.error_spanned_by(
@@ -423,4 +427,133 @@ fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Id
             }
         },
     }
+}
+
+/// What `#[completion(prompt = "...", argument = "...")]` or
+/// `#[completion(template = "...", argument = "...")]` completes; `None`
+/// for the catch-all `#[completion]` (and after an error, reported here).
+/// A template's variables are known here, so an argument that is not one
+/// of them is an error at the argument's name.
+fn completes(cx: &mut Ctxt, attrs: &attr::HandlerAttrs) -> Option<Completes> {
+    let (prompt, template, argument) = (
+        attrs.prompt.get(),
+        attrs.template.get(),
+        attrs.argument.get(),
+    );
+    let reference = match (prompt, template) {
+        (Some(_), Some(template)) => {
+            cx.error_spanned_by(
+                template,
+                "give either `prompt = \"...\"` or `template = \"...\"`, not both: a completer completes one argument of one of them",
+            );
+            return None;
+        }
+        (Some(prompt), None) => (Reference::Prompt(prompt.value()), prompt),
+        (None, Some(template)) => (Reference::Template(template.value()), template),
+        (None, None) => {
+            if let (Some(argument), Some(span)) = (argument, attrs.argument.span()) {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    format!(
+                        "`argument = {:?}` needs what it belongs to: add `prompt = \"...\"` (an argument of a prompt) or `template = \"...\"` (a variable of a resource template)",
+                        argument.value()
+                    ),
+                ));
+            }
+            return None;
+        }
+    };
+    let (reference, lit) = reference;
+    let Some(argument) = argument else {
+        let what = match reference {
+            Reference::Prompt(_) => "argument of the prompt",
+            Reference::Template(_) => "variable of the template",
+        };
+        cx.error_spanned_by(
+            lit,
+            format!("name the {what} this completes: add `argument = \"...\"`"),
+        );
+        return None;
+    };
+    if let Reference::Template(template) = &reference {
+        match mcp_rules::template_parts(template) {
+            None => cx.error_spanned_by(
+                lit,
+                format!("a URI template is {}", mcp_rules::URI_TEMPLATE_RULE),
+            ),
+            Some(parts) => {
+                let variables: Vec<&str> = parts
+                    .iter()
+                    .filter_map(|part| match part {
+                        mcp_rules::TemplatePart::Variable(name) => Some(*name),
+                        mcp_rules::TemplatePart::Literal(_) => None,
+                    })
+                    .collect();
+                if !variables.contains(&argument.value().as_str()) {
+                    cx.error_spanned_by(
+                        argument,
+                        format!(
+                            "the template `{template}` has no variable `{}`: {}",
+                            argument.value(),
+                            choose_from("variable", &variables)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Some(Completes {
+        reference,
+        reference_span: lit.span(),
+        argument: argument.value(),
+        argument_span: argument.span(),
+    })
+}
+
+/// "write one of `a`, `b`", for a message about a misspelled `what`.
+pub(crate) fn choose_from(what: &str, names: &[&str]) -> String {
+    match names {
+        [] => format!("it has no {what} to complete"),
+        [one] => format!("write `{one}`"),
+        _ => {
+            let listed: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+            format!("write one of {}", listed.join(", "))
+        }
+    }
+}
+
+/// For a per-argument completer, the parameter that takes what the user
+/// typed: the one written `&str` or `String` (at most one).
+fn value_param(cx: &mut Ctxt, target: &Target, params: &[&syn::Type]) -> Option<usize> {
+    if !matches!(target, Target::Completion { completes: Some(_) }) {
+        return None;
+    }
+    let mut found = None;
+    for (i, ty) in params.iter().enumerate() {
+        if !is_str(ty) && !is_string(ty) {
+            continue;
+        }
+        if found.is_some() {
+            cx.error_spanned_by(
+                ty,
+                "a completer takes what the user typed once: remove this parameter (the other \
+                 arguments' values are in a `CompletionContext` parameter)",
+            );
+        } else {
+            found = Some(i);
+        }
+    }
+    found
+}
+
+/// Whether `ty` is written `&str`.
+pub(crate) fn is_str(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Reference(r) if r.mutability.is_none()
+        && matches!(&*r.elem, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str")))
+}
+
+/// Whether `ty` is written `String` (with any path before it).
+fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|last| last.ident == "String" && last.arguments.is_none()))
 }

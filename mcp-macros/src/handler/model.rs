@@ -25,8 +25,9 @@ pub(crate) enum Target {
         mime_type: Option<String>,
     },
     /// `#[completion]`: suggests values for prompt arguments and template
-    /// variables.
-    Completion,
+    /// variables; `completes` names the one argument of a per-argument
+    /// completer (`None`: the catch-all).
+    Completion { completes: Option<Completes> },
     /// `#[resource(uri_template = "...")]`.
     ResourceTemplate {
         /// The template as written.
@@ -37,6 +38,27 @@ pub(crate) enum Target {
         span: Span,
         mime_type: Option<String>,
     },
+}
+
+/// The one argument a per-argument completer completes.
+pub(crate) struct Completes {
+    /// The prompt or the template it belongs to.
+    pub(crate) reference: Reference,
+    /// Where the prompt's name or the template was written.
+    pub(crate) reference_span: Span,
+    /// The argument's (or variable's) name.
+    pub(crate) argument: String,
+    /// Where the argument's name was written.
+    pub(crate) argument_span: Span,
+}
+
+/// What a per-argument completer's argument belongs to.
+#[derive(PartialEq, Eq)]
+pub(crate) enum Reference {
+    /// `prompt = "..."`: a prompt, by name.
+    Prompt(String),
+    /// `template = "..."`: a resource template, as written.
+    Template(String),
 }
 
 /// How a tool runs as a task (the tasks extension).
@@ -68,6 +90,9 @@ pub(crate) struct Handler<'a> {
     pub(crate) description: Option<Docs>,
     /// The parameter types, in order.
     pub(crate) params: Vec<&'a syn::Type>,
+    /// For a per-argument completer: which parameter takes what was typed
+    /// (`&str` or `String`), if one does.
+    pub(crate) value_param: Option<usize>,
     /// The return type (`None` only when an error was reported).
     pub(crate) output: Option<&'a syn::Type>,
     /// The path of the runtime crate (`::mcp_runtime` unless overridden).
@@ -91,7 +116,7 @@ impl Target {
             Self::Tool { .. } => "tool",
             Self::Prompt => "prompt",
             Self::Resource { .. } | Self::ResourceTemplate { .. } => "resource",
-            Self::Completion => "completion",
+            Self::Completion { .. } => "completion",
         }
     }
 
@@ -102,7 +127,7 @@ impl Target {
             Self::Prompt => "prompt",
             Self::Resource { .. } => "resource",
             Self::ResourceTemplate { .. } => "resource_template",
-            Self::Completion => "completion",
+            Self::Completion { .. } => "completion",
         }
     }
 }

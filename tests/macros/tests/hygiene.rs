@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap as Map;
 
-use mcp_runtime::{ElicitChoice, ElicitForm, prompt, resource, tool};
+use mcp_runtime::{ElicitChoice, ElicitForm, completion, prompt, resource, tool};
 
 struct Some;
 struct None;
@@ -62,6 +62,12 @@ async fn readme() -> Text {
 #[resource(uri_template = "test://items/{id}")]
 async fn item(vars: Map<Text, Text>) -> Text {
     vars.get("id").cloned().unwrap_or_default()
+}
+
+/// The ids that start with what was typed.
+#[completion(template = "test://items/{id}", argument = "id")]
+async fn item_ids(typed: &str) -> ::std::vec::Vec<Text> {
+    ::std::vec![::std::format!("{typed}1")]
 }
 
 #[derive(ElicitChoice, PartialEq, Debug)]
@@ -193,6 +199,7 @@ fn shadowed_prelude_names_compile_and_register() {
         .prompt(greeting {})
         .resource(readme {})
         .resource_template(item {})
+        .completion(item_ids {})
         .build();
     assert!(server.is_ok());
     assert_eq!(

@@ -76,6 +76,22 @@ pub async fn item(vars: BTreeMap<String, String>) -> String {
     vars.get("id").cloned().unwrap_or_default()
 }
 
+/// Completes the `id` of [`item`]: the ids that start with what was typed.
+#[completion(template = "test://items/{id}", argument = "id")]
+pub async fn item_ids(typed: &str, _ctx: Ctx) -> Vec<String> {
+    ["1", "12", "2"]
+        .iter()
+        .filter(|id| id.starts_with(typed))
+        .map(|id| (*id).to_owned())
+        .collect()
+}
+
+/// Completes every other argument.
+#[completion]
+pub async fn anything() -> Vec<String> {
+    Vec::new()
+}
+
 /// A size.
 #[derive(ElicitChoice, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -112,6 +128,8 @@ fn registers() {
         .prompt(greeting {})
         .resource(readme {})
         .resource_template(item {})
+        .completion(item_ids {})
+        .completion(anything {})
         .build();
     assert!(server.is_ok());
     let _ = Order::form("Your order?");

@@ -6,6 +6,7 @@
 //! makes) and the rooms whose parts the registry holds.
 
 mod checks;
+mod completions;
 mod error;
 mod register;
 
@@ -23,7 +24,7 @@ use crate::server::dispatch::{Registry, Server, is_reserved};
 use crate::server::gate::{OutcomeRecord, StateGate};
 use crate::server::handler::{
     Catalog, CompletionHandler, MethodHandler, PromptHandler, ResourceHandler,
-    ResourceTemplateHandler, Services, SharedValues, Table, TaskSupport, TemplateEntry,
+    ResourceTemplateHandler, Services, SharedValues, Table, TaskSupport, TemplateEntry, Templates,
     ToolHandler, UriTemplate,
 };
 use crate::server::legacy::{Bridge, LegacyClients};
@@ -52,7 +53,7 @@ pub struct ServerBuilder {
     prompts: Vec<Arc<dyn PromptHandler>>,
     resources: Vec<Arc<dyn ResourceHandler>>,
     templates: Vec<Arc<dyn ResourceTemplateHandler>>,
-    completion: Option<Arc<dyn CompletionHandler>>,
+    completions: Vec<Arc<dyn CompletionHandler>>,
     methods: Vec<Arc<dyn MethodHandler>>,
     signer: Option<RequestStateSigner>,
     replay_guard: Option<Arc<dyn ReplayGuard>>,
@@ -76,7 +77,7 @@ impl ServerBuilder {
             prompts: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
-            completion: None,
+            completions: Vec::new(),
             methods: Vec::new(),
             signer: None,
             replay_guard: None,
@@ -180,9 +181,15 @@ impl ServerBuilder {
         self
     }
 
-    /// Sets the handler of `completion/complete` (and advertises `completions`).
+    /// Registers a handler of `completion/complete` (and advertises
+    /// `completions`): the completer of one argument when its
+    /// [`CompletionHandler::completes`] names one, else the server's
+    /// catch-all, asked about every known argument without a completer of
+    /// its own. [`Self::build`] refuses a completer whose prompt, template
+    /// or argument the server does not have, two completers of one
+    /// argument, and two catch-alls.
     pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
-        self.completion = Some(Arc::new(handler));
+        self.completions.push(Arc::new(handler));
         self
     }
 
@@ -340,7 +347,7 @@ impl ServerBuilder {
             }
         }
 
-        let mut templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)> = Vec::new();
+        let mut templates: Templates = Vec::new();
         for handler in self.templates {
             let descriptor = handler.descriptor();
             checks::resource_template(&descriptor, handler.required_scopes(), &mut problems);
@@ -377,11 +384,13 @@ impl ServerBuilder {
             }
         }
 
-        if let Some(handler) = &self.completion {
-            checks::missing_shared(&self.shared, handler.needs_shared(), &mut problems, || {
-                "the completion handler".to_owned()
-            });
-        }
+        let (completion, completers) = completions::sort(
+            self.completions,
+            &prompts,
+            &templates,
+            &self.shared,
+            &mut problems,
+        );
 
         let mut methods = HashMap::new();
         for handler in self.methods {
@@ -421,7 +430,8 @@ impl ServerBuilder {
             prompts,
             resources,
             templates,
-            completion: self.completion,
+            completion,
+            completers,
             methods,
         };
         let lists = Lists::new(catalog.capabilities(), self.instructions, self.cache);

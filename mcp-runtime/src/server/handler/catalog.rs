@@ -5,14 +5,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::completion::CompletionTarget;
 use super::traits::{
     CompletionHandler, MethodHandler, PromptHandler, ResourceHandler, ResourceTemplateHandler,
     TaskSupport, ToolHandler,
 };
 use super::uri_template::UriTemplate;
 use crate::schema::{
-    JsonObject, ListChangedCapability, Prompt, Resource, ResourceTemplate, ResourcesCapability,
-    ServerCapabilities, TASKS_EXTENSION, Tool,
+    CompletionReference, JsonObject, ListChangedCapability, McpError, Prompt, Resource,
+    ResourceTemplate, ResourcesCapability, ServerCapabilities, TASKS_EXTENSION, Tool,
 };
 
 /// Handlers of one kind in registration order, with an index by key.
@@ -78,8 +79,11 @@ pub(crate) struct Catalog {
     pub(crate) tools: Table<Tool, dyn ToolHandler>,
     pub(crate) prompts: Table<Prompt, dyn PromptHandler>,
     pub(crate) resources: Table<Resource, dyn ResourceHandler>,
-    pub(crate) templates: Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)>,
+    pub(crate) templates: Templates,
+    /// The catch-all completion handler (`#[completion]` with no target).
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
+    /// The per-argument completers, by what each completes.
+    pub(crate) completers: Completers,
     pub(crate) methods: HashMap<String, Arc<dyn MethodHandler>>,
 }
 
@@ -126,7 +130,7 @@ impl Catalog {
             Offer::Tools => !self.tools.is_empty(),
             Offer::Prompts => !self.prompts.is_empty(),
             Offer::Resources => self.has_resources(),
-            Offer::Completions => self.completion.is_some(),
+            Offer::Completions => self.completion.is_some() || !self.completers.is_empty(),
             Offer::Tasks => self
                 .tools
                 .values()
@@ -134,6 +138,45 @@ impl Catalog {
             Offer::Session => session,
             Offer::Subscriptions => session && self.has_resources(),
         }
+    }
+
+    /// What a `completion/complete` request for `argument` of `reference`
+    /// completes, or the `-32602` naming what the server does not know: the
+    /// prompt, the resource template, or the argument (with the ones that
+    /// exist).
+    pub(crate) fn completion_target(
+        &self,
+        reference: &CompletionReference,
+        argument: &str,
+    ) -> Result<CompletionTarget, McpError> {
+        let target = CompletionTarget::of(reference, argument);
+        let known = self.completable(&target).ok_or_else(|| {
+            McpError::invalid_params(match reference {
+                CompletionReference::Prompt { name, .. } => format!("Unknown prompt: {name}"),
+                CompletionReference::Resource { uri } => {
+                    format!("Unknown resource template: {uri}")
+                }
+            })
+        })?;
+        if known.contains(&argument) {
+            return Ok(target);
+        }
+        let what = match reference {
+            CompletionReference::Prompt { name, .. } => format!("prompt {name:?} has no argument"),
+            CompletionReference::Resource { uri } => {
+                format!("resource template {uri:?} has no variable")
+            }
+        };
+        Err(McpError::invalid_params(format!(
+            "Unknown argument: {what} {argument:?} ({})",
+            listed(&known, "it declares none", "it declares")
+        )))
+    }
+
+    /// The names that can be completed for the prompt or template `target`
+    /// refers to; see [`completable`].
+    pub(crate) fn completable(&self, target: &CompletionTarget) -> Option<Vec<&str>> {
+        completable(&self.prompts, &self.templates, target)
     }
 
     /// Whether a resource or a resource template is registered.
@@ -189,5 +232,204 @@ impl Catalog {
             logging: self.offers(Offer::Session, asked).then(JsonObject::new),
             ..ServerCapabilities::default()
         }
+    }
+}
+
+/// The per-argument completers of a server, by what each completes.
+pub(crate) type Completers = HashMap<CompletionTarget, Arc<dyn CompletionHandler>>;
+
+/// The template handlers of a server, with their matchers.
+pub(crate) type Templates = Vec<(TemplateEntry, Arc<dyn ResourceTemplateHandler>)>;
+
+/// The names that can be completed for the prompt or template `target`
+/// refers to (its declared arguments, its variables), in declared order;
+/// `None` when there is no such prompt or template.
+pub(crate) fn completable<'a>(
+    prompts: &'a Table<Prompt, dyn PromptHandler>,
+    templates: &'a Templates,
+    target: &CompletionTarget,
+) -> Option<Vec<&'a str>> {
+    match target {
+        CompletionTarget::PromptArgument { prompt, .. } => {
+            let (descriptor, _) = prompts.get(prompt)?;
+            Some(
+                descriptor
+                    .arguments
+                    .iter()
+                    .flatten()
+                    .map(|argument| argument.name.as_str())
+                    .collect(),
+            )
+        }
+        CompletionTarget::TemplateVariable { template, .. } => templates
+            .iter()
+            .find(|(entry, _)| entry.descriptor.uri_template == *template)
+            .map(|(entry, _)| entry.matcher.variables().collect()),
+    }
+}
+
+/// `names` quoted and joined (`"a", "b"`) after `some`, or `none`.
+pub(crate) fn listed(names: &[&str], none: &str, some: &str) -> String {
+    if names.is_empty() {
+        return none.to_owned();
+    }
+    let quoted: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+    format!("{some} {}", quoted.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::BoxFuture;
+    use crate::schema::{
+        GetPromptResult, McpError, PromptArgument, ReadResourceResult, ResourceTemplate,
+    };
+    use crate::server::handler::{Ctx, Outcome};
+
+    /// A prompt that declares `team` and `urgency`, in that order.
+    struct Triage;
+
+    impl PromptHandler for Triage {
+        fn descriptor(&self) -> Prompt {
+            let argument = |name: &str| PromptArgument {
+                name: name.to_owned(),
+                title: None,
+                description: None,
+                required: Some(false),
+            };
+            Prompt::new("triage", "Triage a ticket.")
+                .with_argument(argument("team"))
+                .with_argument(argument("urgency"))
+        }
+
+        fn get(
+            &self,
+            _: BTreeMap<String, String>,
+            _: Ctx,
+        ) -> BoxFuture<'_, Result<Outcome<GetPromptResult>, McpError>> {
+            Box::pin(async { Err(McpError::internal("not called")) })
+        }
+    }
+
+    /// A template of one variable, `team`.
+    struct TeamPage;
+
+    impl ResourceTemplateHandler for TeamPage {
+        fn descriptor(&self) -> ResourceTemplate {
+            ResourceTemplate::new("desk://teams/{team}", "team")
+        }
+
+        fn read(
+            &self,
+            _: String,
+            _: BTreeMap<String, String>,
+            _: Ctx,
+        ) -> BoxFuture<'_, Result<Outcome<ReadResourceResult>, McpError>> {
+            Box::pin(async { Err(McpError::internal("not called")) })
+        }
+    }
+
+    fn catalog() -> Catalog {
+        let mut catalog = Catalog::default();
+        let prompt: Arc<dyn PromptHandler> = Arc::new(Triage);
+        assert!(
+            catalog
+                .prompts
+                .insert("triage".into(), prompt.descriptor(), prompt)
+        );
+        let template: Arc<dyn ResourceTemplateHandler> = Arc::new(TeamPage);
+        let descriptor = template.descriptor();
+        let matcher = UriTemplate::parse(&descriptor.uri_template).expect("a valid template");
+        catalog.templates.push((
+            TemplateEntry {
+                descriptor,
+                matcher,
+            },
+            template,
+        ));
+        catalog
+    }
+
+    fn prompt(name: &str) -> CompletionReference {
+        CompletionReference::Prompt {
+            name: name.to_owned(),
+            title: None,
+        }
+    }
+
+    fn template(uri: &str) -> CompletionReference {
+        CompletionReference::Resource {
+            uri: uri.to_owned(),
+        }
+    }
+
+    /// The `-32602` message of `result`.
+    fn refused(result: Result<CompletionTarget, McpError>) -> String {
+        match result {
+            Err(McpError::InvalidParams { message, .. }) => message,
+            other => panic!("not -32602: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn known_arguments_and_variables_are_targets() {
+        let catalog = catalog();
+        assert_eq!(
+            catalog.completion_target(&prompt("triage"), "urgency"),
+            Ok(CompletionTarget::prompt("triage", "urgency"))
+        );
+        assert_eq!(
+            catalog.completion_target(&template("desk://teams/{team}"), "team"),
+            Ok(CompletionTarget::template("desk://teams/{team}", "team"))
+        );
+    }
+
+    #[test]
+    fn unknown_prompts_templates_and_arguments_are_invalid_params_naming_them() {
+        let catalog = catalog();
+        assert_eq!(
+            refused(catalog.completion_target(&prompt("triag"), "team")),
+            "Unknown prompt: triag"
+        );
+        assert_eq!(
+            refused(catalog.completion_target(&template("desk://team/{team}"), "team")),
+            "Unknown resource template: desk://team/{team}"
+        );
+        assert_eq!(
+            refused(catalog.completion_target(&prompt("triage"), "teem")),
+            "Unknown argument: prompt \"triage\" has no argument \"teem\" (it declares \"team\", \
+             \"urgency\")"
+        );
+        assert_eq!(
+            refused(catalog.completion_target(&template("desk://teams/{team}"), "id")),
+            "Unknown argument: resource template \"desk://teams/{team}\" has no variable \"id\" \
+             (it declares \"team\")"
+        );
+    }
+
+    #[test]
+    fn completions_are_offered_by_a_completer_alone() {
+        struct Nothing;
+        impl CompletionHandler for Nothing {
+            fn complete(
+                &self,
+                _: CompletionReference,
+                _: crate::schema::CompletionArgument,
+                _: Option<crate::schema::CompletionContext>,
+                _: Ctx,
+            ) -> BoxFuture<'_, Result<crate::schema::CompleteResult, McpError>> {
+                Box::pin(async { Ok(crate::schema::CompleteResult::new(Vec::new())) })
+            }
+        }
+        let mut catalog = catalog();
+        assert!(!catalog.offers(Offer::Completions, Asked::Modern));
+        catalog.completers.insert(
+            CompletionTarget::prompt("triage", "team"),
+            Arc::new(Nothing),
+        );
+        assert!(catalog.offers(Offer::Completions, Asked::Modern));
+        assert!(catalog.capabilities().completions.is_some());
     }
 }

@@ -95,8 +95,11 @@ pub trait FromCall: Sized {
 }
 
 impl<T: DeserializeOwned + JsonSchema> FromCall for T {
+    /// The schema of `T`, carrying the order its fields are declared in
+    /// (which the schema's sorted `properties` lose) for the descriptor to
+    /// read.
     fn input_schema() -> Option<JsonObject> {
-        super::spec::schema_of::<T>()
+        super::spec::schema_of::<T>().map(super::spec::with_declared_order::<T>)
     }
 
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {

@@ -31,8 +31,11 @@ mod uri_template;
 pub(crate) use answers::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundAnswers, RoundTrip};
 pub use arguments::ToolArguments;
 pub use ask::Ask;
-pub(crate) use catalog::{Asked, Catalog, Offer, SharedValues, Table, TemplateEntry};
-pub use completion::IntoCompleteResult;
+pub(crate) use catalog::{
+    Asked, Catalog, Completers, Offer, SharedValues, Table, TemplateEntry, Templates, completable,
+    listed,
+};
+pub use completion::{CompletionTarget, IntoCompleteResult};
 pub use context::Ctx;
 #[allow(deprecated)]
 pub use extract::Context;
@@ -52,6 +55,7 @@ pub(crate) use uri_template::UriTemplate;
 /// What the macros' expansions name, reached only through the hidden
 /// `mcp_runtime::__private`.
 pub(crate) mod plumbing {
+    pub use super::completion::{CompletionParam, completion_param};
     pub use super::extract::{CallParts, FromCall, SharedNeed};
     pub use super::spec::{PromptSpec, ResourceSpec, SchemaFn, ToolSpec};
 }

@@ -64,7 +64,7 @@ impl ToolSpec {
             open_world_hint: self.open_world,
         };
         let mut tool = Tool::new(self.name, self.description)
-            .with_input_schema(merge_input_schemas(self.input));
+            .with_input_schema(merge_input_schemas(self.input).0);
         tool.title = self.title.map(str::to_owned);
         tool.output_schema = (self.output)();
         tool.annotations = (annotations != ToolAnnotations::default()).then_some(annotations);
@@ -87,9 +87,10 @@ pub struct PromptSpec {
 }
 
 impl PromptSpec {
-    /// The prompt descriptor.
+    /// The prompt descriptor. Its arguments come in the order the
+    /// arguments type declares its fields (then any others, by name).
     pub fn build(self) -> Prompt {
-        let schema = merge_input_schemas(self.input);
+        let (schema, order) = merge_input_schemas(self.input);
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
@@ -98,6 +99,15 @@ impl PromptSpec {
         let mut prompt = Prompt::new(self.name, self.description);
         prompt.title = self.title.map(str::to_owned);
         if let Some(Value::Object(properties)) = schema.get("properties") {
+            let mut properties: Vec<(&String, &Value)> = properties.iter().collect();
+            // Stable: names the order does not know keep their sorted place
+            // after the ones it does.
+            properties.sort_by_key(|(name, _)| {
+                order
+                    .iter()
+                    .position(|declared| declared == *name)
+                    .unwrap_or(usize::MAX)
+            });
             for (name, property) in properties {
                 prompt = prompt.with_argument(PromptArgument {
                     name: name.clone(),
@@ -164,15 +174,84 @@ pub(crate) fn schema_of<T: schemars::JsonSchema>() -> Option<JsonObject> {
     }
 }
 
+/// The key under which an input schema contribution carries the order its
+/// type declares its fields in; [`merge_input_schemas`] takes it out, so it
+/// never reaches a descriptor.
+const DECLARED_ORDER: &str = "x-mcp-declared-order";
+
+/// `schema` (the schema of `T`) carrying the names of `T`'s fields in the
+/// order `T` declares them, as serde reads them (renames applied), when `T`
+/// deserializes as a struct with named fields.
+pub(crate) fn with_declared_order<T: serde::de::DeserializeOwned>(
+    mut schema: JsonObject,
+) -> JsonObject {
+    if let Some(fields) = declared_fields::<T>() {
+        schema.insert(DECLARED_ORDER.to_owned(), Value::from(fields.to_vec()));
+    }
+    schema
+}
+
+/// The field names serde's derive gives `deserialize_struct` for `T`, in
+/// declared order; `None` for anything that does not deserialize as such a
+/// struct (a map, a flattened struct, a hand-written impl).
+fn declared_fields<T: serde::de::DeserializeOwned>() -> Option<&'static [&'static str]> {
+    let mut fields = None;
+    // It always ends in an error: it reads the names and nothing else.
+    let _ = T::deserialize(FieldNames(&mut fields));
+    fields
+}
+
+/// A deserializer that only records the field names of a struct.
+struct FieldNames<'a>(&'a mut Option<&'static [&'static str]>);
+
+impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        *self.0 = Some(fields);
+        Err(serde::de::Error::custom("the field names were read"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
+}
+
 /// One input schema from the parameters' contributions: `{"type":"object"}`
 /// when none contributes, the contribution when one does, and the union of
-/// `properties`, `required` and `$defs` when several do.
-fn merge_input_schemas(parts: &[SchemaFn]) -> JsonObject {
-    let mut schemas = parts.iter().filter_map(|part| part());
+/// `properties`, `required` and `$defs` when several do; with the declared
+/// order of their fields, one contribution after another.
+fn merge_input_schemas(parts: &[SchemaFn]) -> (JsonObject, Vec<String>) {
+    let mut order = Vec::new();
+    let schemas: Vec<JsonObject> = parts
+        .iter()
+        .filter_map(|part| part())
+        .map(|mut schema| {
+            if let Some(Value::Array(names)) = schema.remove(DECLARED_ORDER) {
+                order.extend(names.into_iter().filter_map(|name| match name {
+                    Value::String(name) => Some(name),
+                    _ => None,
+                }));
+            }
+            schema
+        })
+        .collect();
+    let mut schemas = schemas.into_iter();
     let Some(mut merged) = schemas.next() else {
         let mut empty = JsonObject::new();
         empty.insert("type".into(), Value::from("object"));
-        return empty;
+        return (empty, order);
     };
     for schema in schemas {
         for key in ["properties", "$defs"] {
@@ -194,5 +273,65 @@ fn merge_input_schemas(parts: &[SchemaFn]) -> JsonObject {
             }
         }
     }
-    merged
+    (merged, order)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Ordered {
+        zeta: String,
+        #[serde(rename = "Alpha")]
+        alpha: String,
+        mid: Option<u32>,
+    }
+
+    /// Declared as `zeta`, `alpha`, `mid`.
+    fn ordered() -> Option<JsonObject> {
+        schema_of::<Ordered>().map(with_declared_order::<Ordered>)
+    }
+
+    #[test]
+    fn declared_fields_are_serde_names_in_declared_order() {
+        assert_eq!(
+            declared_fields::<Ordered>(),
+            Some(&["zeta", "Alpha", "mid"][..])
+        );
+        assert_eq!(
+            declared_fields::<std::collections::BTreeMap<String, String>>(),
+            None
+        );
+        assert_eq!(declared_fields::<String>(), None);
+    }
+
+    #[test]
+    fn prompt_arguments_keep_declared_order_and_tools_carry_no_order_key() {
+        let prompt = PromptSpec {
+            name: "letter",
+            title: None,
+            description: "A letter.",
+            input: &[ordered],
+        }
+        .build();
+        let names: Vec<&str> = prompt
+            .arguments
+            .iter()
+            .flatten()
+            .map(|argument| argument.name.as_str())
+            .collect();
+        assert_eq!(names, ["zeta", "Alpha", "mid"]);
+        let tool = ToolSpec {
+            name: "letter",
+            description: "A letter.",
+            input: &[ordered],
+            ..ToolSpec::DEFAULT
+        }
+        .build();
+        assert!(!tool.input_schema.contains_key(DECLARED_ORDER));
+    }
 }

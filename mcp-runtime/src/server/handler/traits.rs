@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::arguments::ToolArguments;
 use super::ask::Ask;
+use super::completion::CompletionTarget;
 use super::context::Ctx;
 use super::extract::SharedNeed;
 use crate::BoxFuture;
@@ -211,7 +212,12 @@ pub trait ResourceTemplateHandler: Send + Sync + 'static {
     }
 }
 
-/// Answers `completion/complete`.
+/// Answers `completion/complete`: for one argument of one prompt or
+/// resource template ([`Self::completes`] says which), or for every argument
+/// that has no completer of its own (the catch-all, the default).
+///
+/// Either way, a request naming a prompt, template or argument the server
+/// does not have is refused with `-32602` before any handler runs.
 pub trait CompletionHandler: Send + Sync + 'static {
     /// Suggests values for `argument` of `reference`.
     fn complete(
@@ -221,6 +227,16 @@ pub trait CompletionHandler: Send + Sync + 'static {
         context: Option<CompletionContext>,
         ctx: Ctx,
     ) -> BoxFuture<'_, Result<CompleteResult, McpError>>;
+
+    /// The one argument it completes
+    /// (`#[completion(prompt = "...", argument = "...")]` or
+    /// `#[completion(template = "...", argument = "...")]`), checked against
+    /// the server's prompts and templates when the server is built; `None`
+    /// (the default) for the server's catch-all completion handler, asked
+    /// about every known argument that has no completer of its own.
+    fn completes(&self) -> Option<CompletionTarget> {
+        None
+    }
 
     /// The values its `Shared<T>` parameters need from
     /// `ServerBuilder::share`, checked when the server is built. The macros

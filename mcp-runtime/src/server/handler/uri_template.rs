@@ -34,6 +34,14 @@ impl UriTemplate {
         Some(Self { parts })
     }
 
+    /// The names of its variables, in the order they are written.
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|part| match part {
+            Part::Variable(name) => Some(name.as_str()),
+            Part::Literal(_) => None,
+        })
+    }
+
     /// The variables of `uri` if it matches, by name.
     pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         let mut variables = BTreeMap::new();

@@ -12,8 +12,10 @@ use serde_json::Value;
 use super::headers;
 use crate::receive_context::ReceiveContext;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
-use crate::schema::{CompleteRequestParams, JsonObject, McpError};
-use crate::server::handler::{Ctx, MethodHandler, Outcome, TaskSupport, ToolArguments};
+use crate::schema::{CompleteRequestParams, CompleteResult, JsonObject, McpError};
+use crate::server::handler::{
+    Asked, Ctx, MethodHandler, Offer, Outcome, TaskSupport, ToolArguments,
+};
 use crate::server::round::{Call, Core, RunInput, Shape, rounds};
 use crate::server::tasks::{self, TaskEngine};
 use crate::state::BoundArguments;
@@ -215,24 +217,37 @@ pub(crate) async fn read_resource(core: &Arc<Core>, call: Call) -> Result<String
     .await
 }
 
-/// `completion/complete`.
+/// `completion/complete`: a prompt, template or argument the server does
+/// not know is `-32602` before any handler runs; a known one goes to its own
+/// completer, else to the catch-all handler, else gets no values.
 pub(crate) async fn complete(core: &Core, call: Call) -> Result<String, McpError> {
-    let Some(handler) = &core.catalog.completion else {
+    let catalog = &core.catalog;
+    if !catalog.offers(Offer::Completions, Asked::Modern) {
         return Err(McpError::MethodNotFound {
             method: call.data.method().to_owned(),
         });
-    };
+    }
     let shape = Shape::of(call.data.is_legacy());
     let params: CompleteRequestParams = serde_json::from_value(Value::Object(call.params))
         .map_err(|e| McpError::invalid_params(format!("invalid completion params: {e}")))?;
-    let result = handler
-        .complete(
-            params.reference,
-            params.argument,
-            params.context,
-            Ctx::from_data(call.data),
-        )
-        .await?;
+    let target = catalog.completion_target(&params.reference, &params.argument.name)?;
+    let handler = catalog
+        .completers
+        .get(&target)
+        .or(catalog.completion.as_ref());
+    let result = match handler {
+        Some(handler) => {
+            handler
+                .complete(
+                    params.reference,
+                    params.argument,
+                    params.context,
+                    Ctx::from_data(call.data),
+                )
+                .await?
+        }
+        None => CompleteResult::new(Vec::new()),
+    };
     core.finisher.result(shape, result)
 }
 
