@@ -39,7 +39,10 @@ struct Measure {
 /// Measures.
 #[tool]
 async fn measure(args: Measure) -> String {
-    format!("{} {} {} {:?}", args.count, args.offset, args.ratio, args.small)
+    format!(
+        "{} {} {} {:?}",
+        args.count, args.offset, args.ratio, args.small
+    )
 }
 
 #[test]
@@ -89,7 +92,11 @@ async fn aliased(step: Resumed) -> Reply<Step> {
 /// Reads a shared ledger named by an alias.
 #[prompt]
 async fn ledger(ledger: Ledger, step: Resumed) -> String {
-    format!("{} entries, first call: {}", ledger.len(), step.is_first_call())
+    format!(
+        "{} entries, first call: {}",
+        ledger.len(),
+        step.is_first_call()
+    )
 }
 
 struct Desk;
