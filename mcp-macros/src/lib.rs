@@ -1,10 +1,14 @@
-//! Procedural macros of `mcp-runtime`: `#[tool]`, `#[prompt]` and
-//! `#[resource]` on async functions, and the derives of elicitation forms
+//! Procedural macros of `mcp-runtime`: `#[tool]`, `#[prompt]`,
+//! `#[resource]` and `#[completion]` on async functions, `#[handlers]` on an
+//! `impl` block of such methods, and the derives of elicitation forms
 //! (`ElicitForm`) and their choice fields (`ElicitChoice`).
 //!
-//! Use them through `mcp-runtime`, which re-exports them; the generated
-//! code reaches the runtime only through `::mcp_runtime::__private` (or the
-//! path given with `#[elicit(crate = "...")]`).
+//! Use them through `mcp-runtime`, which re-exports them and documents
+//! each one on its re-export (rustdoc shows a re-export's docs and its
+//! item's one after the other, so each item here carries one line pointing
+//! there). The generated code reaches the runtime only through
+//! `::mcp_runtime::__private` (or the path given with
+//! `#[elicit(crate = "...")]`).
 //!
 //! To see what a macro emits, set `MCP_MACROS_DEBUG=1` (every expansion)
 //! or `MCP_MACROS_DEBUG=<item name>` while building: it is printed on
@@ -19,19 +23,8 @@ mod keys;
 
 use proc_macro::TokenStream;
 
-/// Derives `ElicitForm` for a struct with named fields.
-///
-/// Each field becomes one field of a flat form. Field types: `String`,
-/// `bool`, integers up to 64 bits, `f32`/`f64`, a fieldless enum deriving `ElicitChoice`
-/// (single select), a `Vec`/`BTreeSet`/`HashSet` of such an enum (multi
-/// select), and `Option` of any of these for a field the user may leave
-/// empty. Doc comments become descriptions; `#[serde(rename...)]` is
-/// followed so wire names match. Field options:
-/// `#[elicit(title = "..", description = "..", min_length = 1,
-/// max_length = 80, format = "email", minimum = 0, maximum = 10,
-/// min_items = 1, max_items = 3, default = ..)]`.
-///
-/// See `mcp_runtime::form` for examples.
+/// `#[derive(ElicitForm)]`, defined in `mcp-macros` and documented as
+/// [`mcp_runtime::ElicitForm`](https://docs.rs/mcp-runtime/latest/mcp_runtime/derive.ElicitForm.html).
 #[proc_macro_derive(ElicitForm, attributes(elicit, serde))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     let item: proc_macro2::TokenStream = input.into();
@@ -43,12 +36,8 @@ pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     output.into()
 }
 
-/// Derives `ElicitChoice` for a fieldless enum: its variants are the
-/// values of a single-select field (or, in a `Vec`, a multi-select one).
-/// `#[elicit(title = "..")]` on a variant gives it a display title;
-/// `#[serde(rename...)]` sets wire values.
-///
-/// See `mcp_runtime::form` for examples.
+/// `#[derive(ElicitChoice)]`, defined in `mcp-macros` and documented as
+/// [`mcp_runtime::ElicitChoice`](https://docs.rs/mcp-runtime/latest/mcp_runtime/derive.ElicitChoice.html).
 #[proc_macro_derive(ElicitChoice, attributes(elicit, serde))]
 pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
     let item: proc_macro2::TokenStream = input.into();
@@ -60,32 +49,15 @@ pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
     output.into()
 }
 
-/// Turns an `async fn` into an MCP tool.
-///
-/// The function stays as written; beside it the macro emits a hidden type
-/// of the same name to register: `.handler::<deploy>()` (or
-/// `.tool(deploy {})`). The descriptor comes
-/// from the function: its name (or `name = "..."`), its doc comment (or
-/// `description = "..."`; one of them is required), the input schema of
-/// its arguments type, the output schema of `Json<T>` returns, and the
-/// annotations `read_only`, `destructive`, `idempotent`, `open_world`.
-///
-/// Parameters, in any order: one arguments type (`Deserialize +
-/// JsonSchema`), `Ctx`, `Resume<S>` (the verified resume state), and
-/// `Shared<T>`. Returns: `CallToolResult`, `String`, `Json<T>`,
-/// `Reply<S>`, or a `Result` of these with `ToolError` (a tool failure,
-/// `isError: true`) or `McpError` (a protocol error).
+/// `#[tool]`, defined in `mcp-macros` and documented as
+/// [`mcp_runtime::tool`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.tool.html).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Tool, args, item)
 }
 
-/// Turns an `async fn` into a completer of one named argument
-/// (`#[completion(prompt = "...", argument = "...")]`,
-/// `#[completion(template = "...", argument = "...")]`) or into the
-/// server's catch-all (`#[completion]`); register with `.completion(name {})`
-/// or `.handler::<name>()`. See `mcp_runtime::completion` for the
-/// parameters, the returns and how wrong names are refused.
+/// `#[completion]`, defined in `mcp-macros` and documented as
+/// [`mcp_runtime::completion`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.completion.html).
 #[proc_macro_attribute]
 pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Completion, args, item)
@@ -99,9 +71,8 @@ fn handler_attribute(kind: handler::Kind, args: TokenStream, item: TokenStream) 
     output.into()
 }
 
-/// Makes an `impl` block's `#[tool]`, `#[prompt]`, `#[resource]` and
-/// `#[completion]` methods (`async fn(&self, ...)`) handlers of one shared value, registered
-/// together with `.handlers(value)`.
+/// `#[handlers]`, defined in `mcp-macros` and documented as
+/// [`mcp_runtime::handlers`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.handlers.html).
 #[proc_macro_attribute]
 pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
     let item: proc_macro2::TokenStream = item.into();
@@ -110,21 +81,15 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
     output.into()
 }
 
-/// Turns an `async fn` into an MCP prompt; register with `.handler::<name>()`.
-///
-/// The properties of its arguments type become the prompt's declared
-/// arguments. It can ask for input like a tool (return
-/// `Reply<S, GetPromptResult>`).
+/// `#[prompt]`, defined in `mcp-macros` and documented as
+/// [`mcp_runtime::prompt`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.prompt.html).
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Prompt, args, item)
 }
 
-/// Turns an `async fn` into an MCP resource: `#[resource(uri = "...")]`
-/// or a resource template
-/// `#[resource(uri_template = "test://template/{id}/data")]` whose
-/// variables arrive as its arguments type; register either with
-/// `.handler::<name>()`.
+/// `#[resource]`, defined in `mcp-macros` and documented as
+/// [`mcp_runtime::resource`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.resource.html).
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Resource, args, item)

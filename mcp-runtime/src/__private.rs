@@ -44,3 +44,9 @@ pub type CompletionFuture<'a> = BoxFuture<'a, Result<CompleteResult, McpError>>;
 pub fn needs_shared(params: &[Option<SharedNeed>]) -> Vec<SharedNeed> {
     params.iter().flatten().copied().collect()
 }
+
+/// Whether a handler resumes from a signed state: any of its parameters'
+/// `FromCall::NEEDS_SIGNER`.
+pub fn needs_signer(params: &[bool]) -> bool {
+    params.contains(&true)
+}

@@ -62,15 +62,27 @@ pub mod __private;
 /// Turns an `async fn` into a tool.
 ///
 /// The function stays as written; beside it a hidden handler type of the
-/// same name is emitted, registered with `.tool(name {})`. The descriptor
-/// comes from the function: its name (or `name = "..."`), its doc comment
-/// (or `description = "..."`; one of them is required), the input schema of
-/// its arguments type, the output schema of a `Json<T>` return, and the
-/// annotations `read_only`, `destructive`, `idempotent`, `open_world`.
+/// same name is emitted: register it by name, `.handler::<deploy>()`, or as
+/// a value, `.tool(deploy {})`. The descriptor comes from the function: its
+/// name (or `name = "..."`), its doc comment (or `description = "..."`; one
+/// of them is required), the input schema of its arguments type, the output
+/// schema of a `Json<T>` return, and the annotations `read_only`,
+/// `destructive`, `idempotent`, `open_world`. `title = "..."` gives it a
+/// display name, `scopes = ["..."]` the scopes a caller's token needs, and
+/// `task` (or `task = "required"`) lets (or makes) it run as a task.
 ///
 /// Parameters, in any order: one arguments type (`Deserialize` +
 /// `JsonSchema`), [`Ctx`](server::Ctx), [`Resume<S>`](server::Resume)
-/// (the verified resume state) and [`Shared<T>`](server::Shared).
+/// (the verified resume state, which needs
+/// [`request_state_signer`](server::ServerBuilder::request_state_signer))
+/// and [`Shared<T>`](server::Shared) (a value given to
+/// [`share`](server::ServerBuilder::share)); `build()` refuses a server
+/// that lacks what they need, even when they are named by a type alias.
+/// JSON carries integers exactly only up to 64 bits, so a `u128` or `i128`
+/// argument is refused: written in the signature, at compile time; inside
+/// the arguments type, by `build()`. Use `u64`/`i64`, or a `String` for
+/// larger values.
+///
 /// Returns: `CallToolResult`, `String`, [`Json<T>`](server::Json),
 /// [`Reply<S>`](server::Reply), or a `Result` of these with
 /// [`ToolError`](server::ToolError) (the tool failed: `isError: true`) or
@@ -132,11 +144,15 @@ pub mod __private;
 /// ```
 pub use mcp_macros::tool;
 
-/// Turns an `async fn` into a prompt, registered with `.prompt(name {})`.
+/// Turns an `async fn` into a prompt: register it by name,
+/// `.handler::<greet>()`, or as a value, `.prompt(greet {})`.
 ///
 /// The properties of its arguments type become the prompt's declared
-/// arguments. Returns: `GetPromptResult` (`GetPromptResult::user(text)` for
-/// one user message), `Vec<PromptMessage>`, `String` (one user message),
+/// arguments. It takes `name`, `title`, `description` and `scopes` as a
+/// [`tool`] does, and the same parameters.
+///
+/// Returns: `GetPromptResult` (`GetPromptResult::user(text)` for one user
+/// message), `Vec<PromptMessage>`, `String` (one user message),
 /// or a `Result` of these with [`PromptError`](server::PromptError) (a
 /// refusal: `-32602` with its message) or `McpError`. It can ask for input
 /// as a tool does, by returning `Reply<S, GetPromptResult>`
@@ -176,11 +192,14 @@ pub use mcp_macros::tool;
 /// ```
 pub use mcp_macros::prompt;
 
-/// Turns an `async fn` into a resource: `#[resource(uri = "...")]`,
-/// registered with `.resource(name {})`, or a template
-/// `#[resource(uri_template = "test://template/{id}/data")]`, registered with
-/// `.resource_template(name {})`, whose variables arrive as its arguments
-/// type.
+/// Turns an `async fn` into a resource, `#[resource(uri = "...")]`, or a
+/// resource template,
+/// `#[resource(uri_template = "test://template/{id}/data")]`, whose
+/// variables arrive as its arguments type: register either by name,
+/// `.handler::<item>()`, or as a value, `.resource(today {})` or
+/// `.resource_template(item {})`. Besides `uri` or `uri_template` it takes
+/// `mime_type`, `name`, `title`, `description` and `scopes`; its other
+/// parameters are a [`tool`]'s.
 ///
 /// Returns: a `String` or a [`ResourceBody`](server::ResourceBody) (text or
 /// bytes; the runtime fills in the URI the client asked for and the
@@ -233,11 +252,13 @@ pub use mcp_macros::prompt;
 pub use mcp_macros::resource;
 
 /// Makes an `impl` block a server's handlers: its `async fn(&self, ...)`
-/// methods marked `#[tool]`, `#[prompt]`, `#[resource(...)]` or
-/// `#[completion]` become
+/// methods marked [`#[tool]`](tool), [`#[prompt]`](prompt),
+/// [`#[resource(...)]`](resource) or [`#[completion]`](completion) become
 /// handlers that call the method on one shared value, registered together
-/// with [`ServerBuilder::handlers`](server::ServerBuilder::handlers).
-/// Parameters and returns are those of the free-function handlers.
+/// with `.handlers(value)` ([`ServerBuilder::handlers`](server::ServerBuilder::handlers)).
+/// Parameters and returns are those of the free-function handlers. Without
+/// `#[handlers]` on the block, such a method is one compile error saying
+/// to add it.
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
@@ -388,7 +409,8 @@ pub use mcp_macros::completion;
 /// Derives [`form::ElicitForm`] for a struct with named fields: a flat
 /// form whose answers decode back into the struct.
 ///
-/// Field types: `String`, `bool`, integers, `f32`/`f64`, a fieldless enum
+/// Field types: `String`, `bool`, integers of up to 64 bits (`i8`..`i64`,
+/// `u8`..`u64`, `isize`, `usize`), `f32`/`f64`, a fieldless enum
 /// deriving [`ElicitChoice`] (single select), a `Vec`/`BTreeSet`/`HashSet`
 /// of such an enum (multi select), and `Option` of any of these for a field
 /// the user may leave empty. Doc comments become descriptions, and
@@ -470,8 +492,17 @@ pub use mcp_macros::ElicitChoice;
 /// type: `#[schemars(crate = "mcp_runtime::schemars")]`.
 pub use schemars;
 
-/// What a server written with the macros usually needs in scope, including
-/// `JsonSchema` and the [`schemars`] path its derive expands to.
+/// What a server written with the macros usually needs in scope: the
+/// attributes [`#[tool]`](crate::tool), [`#[prompt]`](crate::prompt),
+/// [`#[resource]`](crate::resource), [`#[completion]`](crate::completion) and
+/// [`#[handlers]`](crate::handlers), the derives and traits
+/// [`ElicitForm`] and [`ElicitChoice`],
+/// what handlers take and return ([`Ctx`](server::Ctx),
+/// [`Resume`](server::Resume), [`Shared`](server::Shared),
+/// [`Json`](server::Json), [`Reply`](server::Reply),
+/// [`ToolError`](server::ToolError)...), [`Server`](server::Server), and
+/// `JsonSchema` with the
+/// [`schemars`] path its derive expands to.
 pub mod prelude {
     pub use crate::form::{Answer, ElicitChoice, ElicitForm, UrlConsent};
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
@@ -481,7 +512,7 @@ pub mod prelude {
         ToolError, Unanswered,
     };
     pub use crate::server::url_steps::{UrlAnswer, UrlStep};
-    pub use mcp_macros::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
+    pub use crate::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
     pub use schemars::{self, JsonSchema};
 }
 

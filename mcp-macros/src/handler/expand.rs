@@ -202,8 +202,7 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
     });
     let body = call_body(h);
     let variables = template_check(h);
-    let needs = needs_shared(h);
-    let signer = needs_signer(h);
+    let needs = needs(h);
     let task = task_support(&h.target);
     let completes = completes(&h.target);
     let scopes = (!h.scopes.is_empty()).then(|| {
@@ -227,7 +226,6 @@ pub(crate) fn handler_impl(h: &Handler<'_>, for_type: &TokenStream) -> TokenStre
             #completes
             #scopes
             #needs
-            #signer
         }
 
         #variables
@@ -280,46 +278,36 @@ fn task_support(target: &Target) -> Option<TokenStream> {
     })
 }
 
-/// `needs_shared`, for a handler with `Shared<T>` parameters: the values
-/// `ServerBuilder::build` checks were shared. Each need comes from the
-/// parameter type's `FromCall::SHARED`, so a `Shared` of another crate
-/// adds none; a `Shared<T>` behind an alias is still checked on each call.
-fn needs_shared(h: &Handler<'_>) -> Option<TokenStream> {
-    let shared: Vec<_> = h.params.iter().filter(|ty| is_shared(ty)).collect();
-    (!shared.is_empty()).then(|| {
-        quote! {
-            fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
-                _mcp::needs_shared(&[#(<#shared as _mcp::FromCall>::SHARED),*])
-            }
-        }
-    })
-}
-
-/// `needs_signer`, for a handler with a `Resume<S>` parameter: its state
-/// is signed, so `ServerBuilder::build` refuses a server without a signer.
-/// (A completion never resumes.)
-fn needs_signer(h: &Handler<'_>) -> Option<TokenStream> {
-    let resumes = !matches!(h.target, Target::Completion { .. })
-        && h.params.iter().any(|ty| is_generic(ty, "Resume"));
-    resumes.then(|| {
+/// `needs_shared` and `needs_signer`, from the parameters' types: the
+/// values `ServerBuilder::build` checks were shared (each parameter type's
+/// `FromCall::SHARED`) and whether it refuses a server without a signer
+/// (`FromCall::NEEDS_SIGNER`, true for `Resume<S>`). Read off the types,
+/// not their names, so a `Shared<T>` or `Resume<S>` behind a type alias
+/// counts too. (A completion never resumes.)
+fn needs(h: &Handler<'_>) -> TokenStream {
+    if h.params.is_empty() {
+        return TokenStream::new();
+    }
+    let of = |item: TokenStream| {
+        h.params
+            .iter()
+            .map(move |ty| quote_spanned!(ty.span()=> <#ty as _mcp::FromCall>::#item))
+    };
+    let shared = of(quote!(SHARED));
+    let signer = (!matches!(h.target, Target::Completion { .. })).then(|| {
+        let signer = of(quote!(NEEDS_SIGNER));
         quote! {
             fn needs_signer(&self) -> bool {
-                true
+                _mcp::needs_signer(&[#(#signer),*])
             }
         }
-    })
-}
-
-/// Whether `ty` is written `Shared<...>` (with any path before it).
-fn is_shared(ty: &syn::Type) -> bool {
-    is_generic(ty, "Shared")
-}
-
-/// Whether `ty` is written `name<...>` (with any path before it).
-fn is_generic(ty: &syn::Type, name: &str) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-        && p.path.segments.last().is_some_and(|last| last.ident == name
-            && matches!(last.arguments, syn::PathArguments::AngleBracketed(_))))
+    });
+    quote! {
+        fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+            _mcp::needs_shared(&[#(#shared),*])
+        }
+        #signer
+    }
 }
 
 /// The hidden handler type: a braced struct, so it lives in the type

@@ -71,17 +71,30 @@ pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenS
             return quote!(#error #item);
         }
     };
+    // A method outside a `#[handlers]` block (whose expansion takes the
+    // attribute off before it runs): one error naming the fix, and the
+    // method as written, since the marker struct and the stub impl cannot
+    // go in an `impl` or a trait. Nothing else is checked, so nothing else
+    // is reported.
+    if let Some(receiver) = func.sig.receiver() {
+        let error = syn::Error::new_spanned(
+            receiver,
+            format!(
+                "`#[{what}]` on a method needs `#[handlers]` on its `impl` block: write \
+                 `#[handlers] impl MyServer {{ ... }}` and register the value with \
+                 `.handlers(value)`; on a free function, reach shared state with a `Shared<T>` \
+                 parameter",
+                what = kind.name()
+            ),
+        )
+        .to_compile_error();
+        return quote!(#error #item);
+    }
     let mut cx = Ctxt::new();
     let attrs = attr::parse(&mut cx, kind, args);
     let handler = check(&mut cx, kind, &func, &attrs, None);
     match cx.check() {
         Ok(()) => expand::handler(&handler),
-        // A method sits in an `impl` or a trait, where the marker struct
-        // and the stub impl cannot go: emit the method alone.
-        Err(errors) if func.sig.receiver().is_some() => {
-            let errors = errors.to_compile_error();
-            quote!(#errors #func)
-        }
         Err(errors) => {
             let errors = errors.to_compile_error();
             let stub = expand::stub(&handler);
@@ -103,7 +116,9 @@ fn check<'a>(
     let sig = &func.sig;
     let what = kind.name();
     check_signature(cx, what, sig);
-    check_receiver(cx, what, sig, owner.is_some());
+    if owner.is_some() {
+        check_receiver(cx, what, sig);
+    }
     let params: Vec<&syn::Type> = sig
         .inputs
         .iter()
@@ -302,22 +317,15 @@ fn is_extractor(ty: &syn::Type) -> bool {
         })
 }
 
-/// A free function has no receiver; a method of a `#[handlers]` block takes
-/// `&self` first.
-fn check_receiver(cx: &mut Ctxt, what: &str, sig: &syn::Signature, method: bool) {
-    let receiver = sig.receiver();
-    match (receiver, method) {
-        (Some(receiver), false) => cx.error_spanned_by(
-            receiver,
-            format!(
-                "`#[{what}]` on a method needs `#[handlers]` on its `impl` block; on a free function, reach shared state with a `Shared<T>` parameter"
-            ),
-        ),
-        (None, true) => cx.error_spanned_by(
+/// A method of a `#[handlers]` block takes `&self` first. (A free
+/// function's receiver is refused by [`expand`] before any check.)
+fn check_receiver(cx: &mut Ctxt, what: &str, sig: &syn::Signature) {
+    match sig.receiver() {
+        None => cx.error_spanned_by(
             &sig.ident,
             format!("a `#[{what}]` method of a `#[handlers]` block takes `&self` first"),
         ),
-        (Some(receiver), true)
+        Some(receiver)
             if receiver.reference.is_none()
                 || receiver.mutability.is_some()
                 || receiver.colon_token.is_some() =>

@@ -7,16 +7,116 @@
 //! Each function adds one sentence per problem to `problems`, naming the
 //! handler and saying how to fix it.
 
+use serde_json::Value;
+
 use crate::rules;
-use crate::schema::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::schema::{JsonObject, Prompt, Resource, ResourceTemplate, Tool};
 use crate::server::handler::SharedValues;
 use crate::server::handler::plumbing::SharedNeed;
 
-/// Checks a tool's description and the scopes it requires.
+/// Checks a tool's description, the scopes it requires and the integers
+/// of its input schema.
 pub(super) fn tool(tool: &Tool, scopes: &[&str], problems: &mut Vec<String>) {
     let who = format!("tool {:?}", tool.name);
     description(&who, "Tool", tool.description.as_deref(), problems);
     self::scopes(&who, scopes, problems);
+    wide_integers(&who, &tool.input_schema, problems);
+}
+
+/// How deep [`wide_integers`] looks into a schema (every derived schema
+/// is far shallower); deeper parts are not checked.
+const SCHEMA_DEPTH: usize = 32;
+
+/// Each property of `who`'s input schema that is a 128-bit integer
+/// (`"format": "uint128"` or `"int128"`, as schemars writes `u128` and
+/// `i128`): JSON numbers carry integers exactly only up to 64 bits, so
+/// every call giving it a value would be refused with "invalid type:
+/// floating point". The macros refuse such a parameter written in the
+/// function; this finds one inside an arguments struct they cannot see.
+fn wide_integers(who: &str, schema: &JsonObject, problems: &mut Vec<String>) {
+    let mut found = Vec::new();
+    let mut seen = Vec::new();
+    wide_integers_in(schema, schema, "", &mut seen, SCHEMA_DEPTH, &mut found);
+    found.dedup();
+    for (path, format) in found {
+        let (ty, instead) = match format {
+            "uint128" => ("u128", "u64"),
+            _ => ("i128", "i64"),
+        };
+        let place = if path.is_empty() {
+            "its arguments are".to_owned()
+        } else {
+            format!("the argument `{path}` is")
+        };
+        problems.push(format!(
+            "{who}: {place} a 128-bit integer (`{ty}`), which JSON carries exactly only up to 64 \
+             bits, so every call giving it a value would be refused; use `{instead}`, or a \
+             `String` for larger values"
+        ));
+    }
+}
+
+/// Walks `schema` (at the property path `path`; `root` holds its `$defs`),
+/// adding each 128-bit integer's path and format to `found`. `seen` holds
+/// the `$ref`s being followed, so a recursive type is walked once.
+fn wide_integers_in<'a>(
+    root: &'a JsonObject,
+    schema: &'a JsonObject,
+    path: &str,
+    seen: &mut Vec<&'a str>,
+    depth: usize,
+    found: &mut Vec<(String, &'static str)>,
+) {
+    let Some(depth) = depth.checked_sub(1) else {
+        return;
+    };
+    match schema.get("format").and_then(Value::as_str) {
+        Some("uint128") => found.push((path.to_owned(), "uint128")),
+        Some("int128") => found.push((path.to_owned(), "int128")),
+        _ => {}
+    }
+    let mut walk = |sub: &'a Value, path: &str, seen: &mut Vec<&'a str>| {
+        if let Value::Object(sub) = sub {
+            wide_integers_in(root, sub, path, seen, depth, found);
+        }
+    };
+    if let Some(Value::Object(properties)) = schema.get("properties") {
+        for (name, sub) in properties {
+            let path = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
+            walk(sub, &path, seen);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(sub) = schema.get(key) {
+            walk(sub, &format!("{path}[]"), seen);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(subs)) = schema.get(key) {
+            for sub in subs {
+                walk(sub, path, seen);
+            }
+        }
+    }
+    let target = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .filter(|target| !seen.contains(target));
+    // `#` is the root (a recursive arguments type), `#/$defs/Name` one of
+    // its definitions.
+    let definition = target.and_then(|target| match target.strip_prefix("#/$defs/") {
+        Some(name) => root.get("$defs")?.get(name)?.as_object(),
+        None => (target == "#").then_some(root),
+    });
+    if let (Some(target), Some(definition)) = (target, definition) {
+        seen.push(target);
+        wide_integers_in(root, definition, path, seen, depth, found);
+        seen.pop();
+    }
 }
 
 /// Checks a prompt's description and the scopes it requires.
@@ -169,6 +269,93 @@ mod tests {
             found[0].starts_with("resource template \"test://items/{id}\" requires"),
             "{found:?}"
         );
+    }
+
+    /// The input schema the macros give a tool whose arguments are `T`.
+    fn tool_of<T: schemars::JsonSchema>() -> Tool {
+        let schema = schemars::generate::SchemaSettings::draft2020_12()
+            .into_generator()
+            .into_root_schema_for::<T>();
+        let Value::Object(schema) = schema.to_value() else {
+            panic!("an object schema")
+        };
+        Tool::new("pay", "Pays.").with_input_schema(schema)
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Narrow {
+        count: u64,
+        offset: i64,
+        ratio: f64,
+        small: Option<u8>,
+        list: Vec<i32>,
+        inner: Option<Box<Narrow>>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Payment {
+        amount: u128,
+        note: String,
+        legs: Vec<Leg>,
+        refund: Option<Leg>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Leg {
+        delta: i128,
+        fee: u64,
+    }
+
+    #[test]
+    fn integers_up_to_64_bits_and_floats_are_fine() {
+        let tool = tool_of::<Narrow>();
+        assert!(problems(|p| super::tool(&tool, &[], p)).is_empty());
+    }
+
+    #[test]
+    fn a_128_bit_integer_in_the_arguments_is_named_by_its_path() {
+        let tool = tool_of::<Payment>();
+        let found = problems(|p| super::tool(&tool, &[], p));
+        assert_eq!(
+            found,
+            [
+                "tool \"pay\": the argument `amount` is a 128-bit integer (`u128`), which JSON \
+                 carries exactly only up to 64 bits, so every call giving it a value would be \
+                 refused; use `u64`, or a `String` for larger values",
+                "tool \"pay\": the argument `legs[].delta` is a 128-bit integer (`i128`), which \
+                 JSON carries exactly only up to 64 bits, so every call giving it a value would \
+                 be refused; use `i64`, or a `String` for larger values",
+                "tool \"pay\": the argument `refund.delta` is a 128-bit integer (`i128`), which \
+                 JSON carries exactly only up to 64 bits, so every call giving it a value would \
+                 be refused; use `i64`, or a `String` for larger values",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_schema_deeper_than_the_walk_or_referring_to_itself_ends() {
+        let mut schema = serde_json::json!({"type": "integer", "format": "uint128"});
+        for _ in 0..200 {
+            schema = serde_json::json!({"type": "object", "properties": {"a": schema}});
+        }
+        let Value::Object(schema) = schema else {
+            panic!("an object")
+        };
+        let tool = Tool::new("deep", "Deep.").with_input_schema(schema);
+        assert!(problems(|p| super::tool(&tool, &[], p)).is_empty());
+        let looped = serde_json::json!({
+            "type": "object",
+            "properties": {"next": {"$ref": "#/$defs/A"}, "back": {"$ref": "#"}},
+            "$defs": {"A": {"properties": {"next": {"$ref": "#/$defs/A"}}}},
+        });
+        let Value::Object(looped) = looped else {
+            panic!("an object")
+        };
+        let tool = Tool::new("looped", "Loops.").with_input_schema(looped);
+        assert!(problems(|p| super::tool(&tool, &[], p)).is_empty());
     }
 
     #[test]

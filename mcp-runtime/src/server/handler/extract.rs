@@ -85,6 +85,12 @@ pub trait FromCall: Sized {
     /// `ServerBuilder::build` refuses a server that lacks it.
     const SHARED: Option<SharedNeed> = None;
 
+    /// Whether this parameter is a state the server signs (true for
+    /// [`Resume<S>`]): `ServerBuilder::build` then refuses a server without
+    /// `ServerBuilder::request_state_signer`. Read off the type, so an alias
+    /// of `Resume<S>` counts too.
+    const NEEDS_SIGNER: bool = false;
+
     /// The JSON Schema this parameter adds to the input schema, if any.
     fn input_schema() -> Option<JsonObject> {
         None
@@ -216,7 +222,9 @@ impl FromCall for Ctx {
 /// The state is verified (signature, binding, expiry, single use) before
 /// the handler runs and decoded into `S`; a state that verifies but does
 /// not decode (minted by an older build, say) is refused with the same
-/// `-32602` as a forged one. Needs a `RequestStateSigner` on the server.
+/// `-32602` as a forged one. Needs a `RequestStateSigner` on the server:
+/// `ServerBuilder::build` refuses a server whose macro handler takes a
+/// `Resume<S>` (by that name or behind a type alias) without one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resume<S>(pub Option<S>);
 
@@ -233,6 +241,8 @@ impl<S> Resume<S> {
 }
 
 impl<S: DeserializeOwned> FromCall for Resume<S> {
+    const NEEDS_SIGNER: bool = true;
+
     fn from_call(parts: &mut CallParts) -> Result<Self, McpError> {
         parts.ctx.state::<S>().map(Resume)
     }
@@ -241,10 +251,9 @@ impl<S: DeserializeOwned> FromCall for Resume<S> {
 /// Application state registered with `ServerBuilder::share`, as a handler
 /// parameter.
 ///
-/// A macro handler whose parameter is written `Shared<T>` declares it, and
-/// `ServerBuilder::build` refuses a server where no `T` was shared. Behind a
-/// type alias the macro cannot see the need; the call then fails with
-/// `-32603`.
+/// A macro handler with a `Shared<T>` parameter (by that name or behind a
+/// type alias) declares it, and `ServerBuilder::build` refuses a server
+/// where no `T` was shared.
 #[derive(Debug)]
 pub struct Shared<T: ?Sized>(pub Arc<T>);
 

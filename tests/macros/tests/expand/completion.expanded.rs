@@ -34,6 +34,9 @@ const _: () = {
                 _mcp::IntoCompleteResult::into_complete_result(__mcp_output)
             })
         }
+        fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+            _mcp::needs_shared(&[<CompletionArgument as _mcp::FromCall>::SHARED])
+        }
     }
     impl _mcp::Register for colours {
         fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {

@@ -52,7 +52,20 @@ const _: () = {
             })
         }
         fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
-            _mcp::needs_shared(&[<Shared<Salutation> as _mcp::FromCall>::SHARED])
+            _mcp::needs_shared(
+                &[
+                    <BTreeMap<String, String> as _mcp::FromCall>::SHARED,
+                    <Shared<Salutation> as _mcp::FromCall>::SHARED,
+                ],
+            )
+        }
+        fn needs_signer(&self) -> bool {
+            _mcp::needs_signer(
+                &[
+                    <BTreeMap<String, String> as _mcp::FromCall>::NEEDS_SIGNER,
+                    <Shared<Salutation> as _mcp::FromCall>::NEEDS_SIGNER,
+                ],
+            )
         }
     }
     impl _mcp::Register for greeting {

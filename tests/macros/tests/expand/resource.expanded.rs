@@ -85,6 +85,14 @@ const _: () = {
                 )
             })
         }
+        fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+            _mcp::needs_shared(&[<BTreeMap<String, String> as _mcp::FromCall>::SHARED])
+        }
+        fn needs_signer(&self) -> bool {
+            _mcp::needs_signer(
+                &[<BTreeMap<String, String> as _mcp::FromCall>::NEEDS_SIGNER],
+            )
+        }
     }
     impl _mcp::Register for item {
         fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {

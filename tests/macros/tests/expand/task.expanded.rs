@@ -40,6 +40,12 @@ const _: () = {
         fn required_scopes(&self) -> &[&'static str] {
             &["reports:run"]
         }
+        fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+            _mcp::needs_shared(&[<Ctx as _mcp::FromCall>::SHARED])
+        }
+        fn needs_signer(&self) -> bool {
+            _mcp::needs_signer(&[<Ctx as _mcp::FromCall>::NEEDS_SIGNER])
+        }
     }
     impl _mcp::Register for nightly_report {
         fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {

@@ -49,6 +49,22 @@ const _: () = {
                 > as _mcp::IntoToolResult>::into_tool_outcome(__mcp_output)
             })
         }
+        fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+            _mcp::needs_shared(
+                &[
+                    <BTreeMap<String, String> as _mcp::FromCall>::SHARED,
+                    <Ctx as _mcp::FromCall>::SHARED,
+                ],
+            )
+        }
+        fn needs_signer(&self) -> bool {
+            _mcp::needs_signer(
+                &[
+                    <BTreeMap<String, String> as _mcp::FromCall>::NEEDS_SIGNER,
+                    <Ctx as _mcp::FromCall>::NEEDS_SIGNER,
+                ],
+            )
+        }
     }
     impl _mcp::Register for count {
         fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
