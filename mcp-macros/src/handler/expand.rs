@@ -285,13 +285,16 @@ fn task_support(target: &Target) -> Option<TokenStream> {
 /// not their names, so a `Shared<T>` or `Resume<S>` behind a type alias
 /// counts too. (A completion never resumes.)
 fn needs(h: &Handler<'_>) -> TokenStream {
-    if h.params.is_empty() {
+    if h.params.len() == usize::from(h.value_param.is_some()) {
         return TokenStream::new();
     }
+    // A completer's typed value is no extractor: it needs nothing.
     let of = |item: TokenStream| {
         h.params
             .iter()
-            .map(move |ty| quote_spanned!(ty.span()=> <#ty as _mcp::FromCall>::#item))
+            .enumerate()
+            .filter(|(i, _)| h.value_param != Some(*i))
+            .map(move |(_, ty)| quote_spanned!(ty.span()=> <#ty as _mcp::FromCall>::#item))
     };
     let shared = of(quote!(SHARED));
     let signer = (!matches!(h.target, Target::Completion { .. })).then(|| {

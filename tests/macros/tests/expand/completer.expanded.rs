@@ -44,6 +44,9 @@ const _: () = {
                 _mcp::CompletionTarget::template("desk://teams/{team}", "team"),
             )
         }
+        fn needs_shared(&self) -> _mcp::Vec<_mcp::SharedNeed> {
+            _mcp::needs_shared(&[<Ctx as _mcp::FromCall>::SHARED])
+        }
     }
     impl _mcp::Register for teams {
         fn register(builder: _mcp::ServerBuilder) -> _mcp::ServerBuilder {
