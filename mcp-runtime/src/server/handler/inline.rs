@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::future::{Ready, ready};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::de::DeserializeOwned;
@@ -231,6 +232,9 @@ fn with_reason(request: InputRequest, why: &str) -> InputRequest {
 /// What one run of a handler asked and heard in line.
 #[derive(Debug, Default)]
 pub(crate) struct InlineRound {
+    /// Set once a question is recorded: what every run's end reads, with
+    /// no lock taken for the runs that ask nothing.
+    asked: AtomicBool,
     state: Mutex<Option<Box<Inline>>>,
 }
 
@@ -277,9 +281,16 @@ impl InlineRound {
 
     /// Whether the run asked a question it has no answer to.
     fn asked(&self) -> bool {
-        self.lock()
-            .as_ref()
-            .is_some_and(|h| !h.questions.is_empty())
+        self.asked.load(Ordering::Acquire)
+    }
+
+    /// Records `request` under `key` in `inline`, the run's locked state.
+    fn record(&self, inline: &mut Inline, key: &str, request: InputRequest) -> Unanswered {
+        inline.questions.insert(key.to_owned(), request);
+        self.asked.store(true, Ordering::Release);
+        Unanswered::Asked {
+            key: key.to_owned(),
+        }
     }
 }
 
@@ -316,10 +327,7 @@ pub(crate) fn ask<A: FromAnswer>(
         Some(why) => A::ask_again(request, &why),
         None => request,
     };
-    inline.questions.insert(key.to_owned(), request);
-    ready(Err(Unanswered::Asked {
-        key: key.to_owned(),
-    }))
+    ready(Err(data.inline().record(inline, key, request)))
 }
 
 /// The URL step carried (or opened this round) for the question `key`.
@@ -345,10 +353,7 @@ pub(crate) fn ask_anew(data: &RequestData, key: &str, request: InputRequest) -> 
     let inline = guard.get_or_insert_with(Box::default);
     inline.carried(data).answers.remove(key);
     inline.fresh.answers.remove(key);
-    inline.questions.insert(key.to_owned(), request);
-    Unanswered::Asked {
-        key: key.to_owned(),
-    }
+    data.inline().record(inline, key, request)
 }
 
 /// A read answer as what `ask` returns.
