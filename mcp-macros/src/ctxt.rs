@@ -49,7 +49,9 @@ impl Drop for Ctxt {
     #[allow(clippy::panic)] // a bug in this crate, never the user's input
     fn drop(&mut self) {
         if self.errors.is_some() && !std::thread::panicking() {
-            panic!("mcp-macros: a Ctxt was dropped without being checked (call `Ctxt::check`)");
+            panic!(
+                "mcp-runtime-macros: a Ctxt was dropped without being checked (call `Ctxt::check`)"
+            );
         }
     }
 }

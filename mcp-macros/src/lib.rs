@@ -23,7 +23,7 @@ mod keys;
 
 use proc_macro::TokenStream;
 
-/// `#[derive(ElicitForm)]`, defined in `mcp-macros` and documented as
+/// `#[derive(ElicitForm)]`, defined in `mcp-runtime-macros` and documented as
 /// [`mcp_runtime::ElicitForm`](https://docs.rs/mcp-runtime/latest/mcp_runtime/derive.ElicitForm.html).
 #[proc_macro_derive(ElicitForm, attributes(elicit, serde))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
@@ -36,7 +36,7 @@ pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     output.into()
 }
 
-/// `#[derive(ElicitChoice)]`, defined in `mcp-macros` and documented as
+/// `#[derive(ElicitChoice)]`, defined in `mcp-runtime-macros` and documented as
 /// [`mcp_runtime::ElicitChoice`](https://docs.rs/mcp-runtime/latest/mcp_runtime/derive.ElicitChoice.html).
 #[proc_macro_derive(ElicitChoice, attributes(elicit, serde))]
 pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
@@ -49,14 +49,14 @@ pub fn derive_elicit_choice(input: TokenStream) -> TokenStream {
     output.into()
 }
 
-/// `#[tool]`, defined in `mcp-macros` and documented as
+/// `#[tool]`, defined in `mcp-runtime-macros` and documented as
 /// [`mcp_runtime::tool`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.tool.html).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Tool, args, item)
 }
 
-/// `#[completion]`, defined in `mcp-macros` and documented as
+/// `#[completion]`, defined in `mcp-runtime-macros` and documented as
 /// [`mcp_runtime::completion`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.completion.html).
 #[proc_macro_attribute]
 pub fn completion(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -71,7 +71,7 @@ fn handler_attribute(kind: handler::Kind, args: TokenStream, item: TokenStream) 
     output.into()
 }
 
-/// `#[handlers]`, defined in `mcp-macros` and documented as
+/// `#[handlers]`, defined in `mcp-runtime-macros` and documented as
 /// [`mcp_runtime::handlers`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.handlers.html).
 #[proc_macro_attribute]
 pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -81,14 +81,14 @@ pub fn handlers(args: TokenStream, item: TokenStream) -> TokenStream {
     output.into()
 }
 
-/// `#[prompt]`, defined in `mcp-macros` and documented as
+/// `#[prompt]`, defined in `mcp-runtime-macros` and documented as
 /// [`mcp_runtime::prompt`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.prompt.html).
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     handler_attribute(handler::Kind::Prompt, args, item)
 }
 
-/// `#[resource]`, defined in `mcp-macros` and documented as
+/// `#[resource]`, defined in `mcp-runtime-macros` and documented as
 /// [`mcp_runtime::resource`](https://docs.rs/mcp-runtime/latest/mcp_runtime/attr.resource.html).
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {

@@ -1,6 +1,6 @@
 //! The rules an MCP server's handlers follow, in one place.
 //!
-//! `mcp-macros` checks them at compile time, on the user's tokens;
+//! `mcp-runtime-macros` checks them at compile time, on the user's tokens;
 //! `mcp-runtime` checks them again for handlers written by hand, when a
 //! server is built (`ServerBuilder::build`) or, for a form's bounds, when
 //! a form is sent. Both depend on this crate, so the two cannot disagree.
@@ -12,7 +12,7 @@
 //! The crate is `no_std`: it needs only `core` and `alloc`.
 //!
 //! ```
-//! use mcp_rules::{valid_scope, valid_tool_name};
+//! use mcp_runtime_rules::{valid_scope, valid_tool_name};
 //!
 //! assert!(valid_tool_name("deploy.v2"));
 //! assert!(!valid_tool_name("deploy now"));
@@ -54,8 +54,8 @@ pub const RANGE_RULE: &str = "a lower bound (`minimum`, `min_length`, `min_items
 /// Whether `name` is a valid tool name ([`TOOL_NAME_RULE`]).
 ///
 /// ```
-/// assert!(mcp_rules::valid_tool_name("get_weather"));
-/// assert!(!mcp_rules::valid_tool_name("get weather"));
+/// assert!(mcp_runtime_rules::valid_tool_name("get_weather"));
+/// assert!(!mcp_runtime_rules::valid_tool_name("get weather"));
 /// ```
 pub fn valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
@@ -68,8 +68,8 @@ pub fn valid_tool_name(name: &str) -> bool {
 /// ([`DESCRIPTION_RULE`]): it holds something besides whitespace.
 ///
 /// ```
-/// assert!(mcp_rules::valid_description("Deploys a build."));
-/// assert!(!mcp_rules::valid_description(" \n"));
+/// assert!(mcp_runtime_rules::valid_description("Deploys a build."));
+/// assert!(!mcp_runtime_rules::valid_description(" \n"));
 /// ```
 pub fn valid_description(description: &str) -> bool {
     !description.trim().is_empty()
@@ -81,9 +81,9 @@ pub fn valid_description(description: &str) -> bool {
 /// `WWW-Authenticate` challenge, so a scope holding one would read as two.
 ///
 /// ```
-/// assert!(mcp_rules::valid_scope("files:read"));
-/// assert!(!mcp_rules::valid_scope("files read"));
-/// assert!(!mcp_rules::valid_scope("caf\u{e9}"));
+/// assert!(mcp_runtime_rules::valid_scope("files:read"));
+/// assert!(!mcp_runtime_rules::valid_scope("files read"));
+/// assert!(!mcp_runtime_rules::valid_scope("caf\u{e9}"));
 /// ```
 pub fn valid_scope(scope: &str) -> bool {
     !scope.is_empty()
@@ -95,8 +95,8 @@ pub fn valid_scope(scope: &str) -> bool {
 /// Whether `uri` may be the URI of a fixed resource ([`FIXED_URI_RULE`]).
 ///
 /// ```
-/// assert!(mcp_rules::valid_fixed_uri("file:///logs/today.txt"));
-/// assert!(!mcp_rules::valid_fixed_uri("file:///logs/{day}.txt"));
+/// assert!(mcp_runtime_rules::valid_fixed_uri("file:///logs/today.txt"));
+/// assert!(!mcp_runtime_rules::valid_fixed_uri("file:///logs/{day}.txt"));
 /// ```
 pub fn valid_fixed_uri(uri: &str) -> bool {
     !uri.contains('{')
@@ -107,10 +107,10 @@ pub fn valid_fixed_uri(uri: &str) -> bool {
 /// (a NaN) does not hold: no value lies between such bounds either.
 ///
 /// ```
-/// assert!(mcp_rules::valid_range(Some(1), Some(3)));
-/// assert!(mcp_rules::valid_range(None, Some(3)));
-/// assert!(!mcp_rules::valid_range(Some(8), Some(4)));
-/// assert!(!mcp_rules::valid_range(Some(f64::NAN), Some(4.0)));
+/// assert!(mcp_runtime_rules::valid_range(Some(1), Some(3)));
+/// assert!(mcp_runtime_rules::valid_range(None, Some(3)));
+/// assert!(!mcp_runtime_rules::valid_range(Some(8), Some(4)));
+/// assert!(!mcp_runtime_rules::valid_range(Some(f64::NAN), Some(4.0)));
 /// ```
 pub fn valid_range<T: PartialOrd>(low: Option<T>, high: Option<T>) -> bool {
     match (low, high) {
@@ -133,7 +133,7 @@ pub enum TemplatePart<'a> {
 /// with another character, two variables side by side.
 ///
 /// ```
-/// use mcp_rules::{TemplatePart, template_parts};
+/// use mcp_runtime_rules::{TemplatePart, template_parts};
 ///
 /// assert_eq!(
 ///     template_parts("file:///{name}.txt"),

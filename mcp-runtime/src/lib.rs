@@ -52,9 +52,9 @@ pub mod transport;
 mod budget;
 mod logged;
 mod receive_context;
-/// The rules the macros check at compile time (crate `mcp-rules`), checked
+/// The rules the macros check at compile time (crate `mcp-runtime-rules`), checked
 /// again here for handlers written by hand: `crate::rules::...`.
-use mcp_rules as rules;
+use mcp_runtime_rules as rules;
 
 #[doc(hidden)]
 pub mod __private;
@@ -142,7 +142,7 @@ pub mod __private;
 ///     "no doc comment".into()
 /// }
 /// ```
-pub use mcp_macros::tool;
+pub use mcp_runtime_macros::tool;
 
 /// Turns an `async fn` into a prompt: register it by name,
 /// `.handler::<greet>()`, or as a value, `.prompt(greet {})`.
@@ -190,7 +190,7 @@ pub use mcp_macros::tool;
 ///     String::new()
 /// }
 /// ```
-pub use mcp_macros::prompt;
+pub use mcp_runtime_macros::prompt;
 
 /// Turns an `async fn` into a resource, `#[resource(uri = "...")]`, or a
 /// resource template,
@@ -249,7 +249,7 @@ pub use mcp_macros::prompt;
 ///     String::new()
 /// }
 /// ```
-pub use mcp_macros::resource;
+pub use mcp_runtime_macros::resource;
 
 /// Makes an `impl` block a server's handlers: its `async fn(&self, ...)`
 /// methods marked [`#[tool]`](tool), [`#[prompt]`](prompt),
@@ -298,7 +298,7 @@ pub use mcp_macros::resource;
 /// # let _ = server;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub use mcp_macros::handlers;
+pub use mcp_runtime_macros::handlers;
 
 /// Completes arguments (`completion/complete`): `#[completion(prompt =
 /// "...", argument = "...")]` or `#[completion(template = "...", argument =
@@ -404,7 +404,7 @@ pub use mcp_macros::handlers;
 ///     vec![typed.to_owned()]
 /// }
 /// ```
-pub use mcp_macros::completion;
+pub use mcp_runtime_macros::completion;
 
 /// Derives [`form::ElicitForm`] for a struct with named fields: a flat
 /// form whose answers decode back into the struct.
@@ -462,7 +462,7 @@ pub use mcp_macros::completion;
 ///     tags: Vec<String>,
 /// }
 /// ```
-pub use mcp_macros::ElicitForm;
+pub use mcp_runtime_macros::ElicitForm;
 
 /// Derives [`form::ElicitChoice`] for a fieldless enum: its variants are the
 /// values of a single-select field (or, in a `Vec`, a multi-select one).
@@ -478,7 +478,7 @@ pub use mcp_macros::ElicitForm;
 ///     Data(String),
 /// }
 /// ```
-pub use mcp_macros::ElicitChoice;
+pub use mcp_runtime_macros::ElicitChoice;
 
 /// The JSON Schema generator argument types derive `JsonSchema` with.
 ///

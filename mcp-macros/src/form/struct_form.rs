@@ -101,22 +101,22 @@ fn parse<'a>(cx: &mut Ctxt, input: &'a syn::DeriveInput) -> Vec<Field<'a>> {
     fields
 }
 
-/// Each lower bound is not above its upper bound ([`mcp_rules::RANGE_RULE`]),
+/// Each lower bound is not above its upper bound ([`mcp_runtime_rules::RANGE_RULE`]),
 /// reported at the upper one.
 fn check_ranges(cx: &mut Ctxt, attrs: &ElicitAttrs) {
     let checks = [
         (
-            mcp_rules::valid_range(attrs.min_length.get(), attrs.max_length.get()),
+            mcp_runtime_rules::valid_range(attrs.min_length.get(), attrs.max_length.get()),
             attrs.max_length.span(),
             "`max_length` is below `min_length`",
         ),
         (
-            mcp_rules::valid_range(attrs.minimum.get(), attrs.maximum.get()),
+            mcp_runtime_rules::valid_range(attrs.minimum.get(), attrs.maximum.get()),
             attrs.maximum.span(),
             "`maximum` is below `minimum`",
         ),
         (
-            mcp_rules::valid_range(attrs.min_items.get(), attrs.max_items.get()),
+            mcp_runtime_rules::valid_range(attrs.min_items.get(), attrs.max_items.get()),
             attrs.max_items.span(),
             "`max_items` is below `min_items`",
         ),

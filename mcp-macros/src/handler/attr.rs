@@ -168,7 +168,7 @@ pub(crate) fn parse(cx: &mut Ctxt, kind: Kind, args: proc_macro2::TokenStream) -
 }
 
 /// `scopes = ["a", "b"]`: scope names, each one token
-/// ([`mcp_rules::SCOPE_RULE`]).
+/// ([`mcp_runtime_rules::SCOPE_RULE`]).
 fn scopes(
     slot: &mut Slot<Vec<LitStr>>,
     cx: &mut Ctxt,
@@ -186,12 +186,12 @@ fn scopes(
                 lit: syn::Lit::Str(lit),
                 ..
             }) => {
-                if !mcp_rules::valid_scope(&lit.value()) {
+                if !mcp_runtime_rules::valid_scope(&lit.value()) {
                     cx.error_spanned_by(
                         lit,
                         format!(
                             "a scope is {}; list several scopes as separate strings: `[\"read\", \"write\"]`",
-                            mcp_rules::SCOPE_RULE
+                            mcp_runtime_rules::SCOPE_RULE
                         ),
                     );
                 }

@@ -144,11 +144,14 @@ fn check<'a>(
         .name
         .get()
         .map_or_else(|| unraw(&sig.ident), syn::LitStr::value);
-    if kind == Kind::Tool && !mcp_rules::valid_tool_name(&name) {
+    if kind == Kind::Tool && !mcp_runtime_rules::valid_tool_name(&name) {
         let span = attrs.name.get().map_or(sig.ident.span(), syn::LitStr::span);
         cx.syn_error(syn::Error::new(
             span,
-            format!("tool name `{name}` must be {}", mcp_rules::TOOL_NAME_RULE),
+            format!(
+                "tool name `{name}` must be {}",
+                mcp_runtime_rules::TOOL_NAME_RULE
+            ),
         ));
     }
     let description = match attrs.description.get() {
@@ -183,7 +186,7 @@ fn check<'a>(
     }
 }
 
-/// A tool or a prompt has a description ([`mcp_rules::DESCRIPTION_RULE`]).
+/// A tool or a prompt has a description ([`mcp_runtime_rules::DESCRIPTION_RULE`]).
 /// A doc comment of blank lines is none at all (`docs` drops them); an
 /// `include_str!` one is read only when the server is built, which checks
 /// it then.
@@ -196,7 +199,7 @@ fn check_description(
 ) {
     let missing = match description {
         None => true,
-        Some(Docs::Text(text)) => !mcp_rules::valid_description(text),
+        Some(Docs::Text(text)) => !mcp_runtime_rules::valid_description(text),
         Some(Docs::Expr(_)) => false,
     };
     if !missing {
@@ -394,7 +397,7 @@ fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Id
                 }
             }
             (Some(uri), None) => {
-                if !mcp_rules::valid_fixed_uri(&uri.value()) {
+                if !mcp_runtime_rules::valid_fixed_uri(&uri.value()) {
                     cx.error_spanned_by(
                         uri,
                         "this URI has `{variables}`: use `uri_template = \"...\"` instead of `uri`",
@@ -410,18 +413,20 @@ fn target(cx: &mut Ctxt, kind: Kind, attrs: &attr::HandlerAttrs, ident: &syn::Id
                     cx.error_spanned_by(template, "give either `uri` or `uri_template`, not both");
                 }
                 let text = template.value();
-                let variables = match mcp_rules::template_parts(&text) {
+                let variables = match mcp_runtime_rules::template_parts(&text) {
                     Some(parts) => parts
                         .into_iter()
                         .filter_map(|part| match part {
-                            mcp_rules::TemplatePart::Variable(name) => Some(name.to_owned()),
-                            mcp_rules::TemplatePart::Literal(_) => None,
+                            mcp_runtime_rules::TemplatePart::Variable(name) => {
+                                Some(name.to_owned())
+                            }
+                            mcp_runtime_rules::TemplatePart::Literal(_) => None,
                         })
                         .collect(),
                     None => {
                         cx.error_spanned_by(
                             template,
-                            format!("a URI template is {}", mcp_rules::URI_TEMPLATE_RULE),
+                            format!("a URI template is {}", mcp_runtime_rules::URI_TEMPLATE_RULE),
                         );
                         Vec::new()
                     }
@@ -484,17 +489,17 @@ fn completes(cx: &mut Ctxt, attrs: &attr::HandlerAttrs) -> Option<Completes> {
         return None;
     };
     if let Reference::Template(template) = &reference {
-        match mcp_rules::template_parts(template) {
+        match mcp_runtime_rules::template_parts(template) {
             None => cx.error_spanned_by(
                 lit,
-                format!("a URI template is {}", mcp_rules::URI_TEMPLATE_RULE),
+                format!("a URI template is {}", mcp_runtime_rules::URI_TEMPLATE_RULE),
             ),
             Some(parts) => {
                 let variables: Vec<&str> = parts
                     .iter()
                     .filter_map(|part| match part {
-                        mcp_rules::TemplatePart::Variable(name) => Some(*name),
-                        mcp_rules::TemplatePart::Literal(_) => None,
+                        mcp_runtime_rules::TemplatePart::Variable(name) => Some(*name),
+                        mcp_runtime_rules::TemplatePart::Literal(_) => None,
                     })
                     .collect();
                 if !variables.contains(&argument.value().as_str()) {

@@ -1,5 +1,5 @@
 //! A form's bounds: no field may ask for what no answer can give
-//! ([`mcp_rules::RANGE_RULE`]).
+//! ([`mcp_runtime_rules::RANGE_RULE`]).
 //!
 //! `#[derive(ElicitForm)]` checks the bounds it is given at compile time.
 //! A form built at run time (with [`FormSchema`](super::FormSchema) and
@@ -16,7 +16,7 @@ use crate::schema::{
 };
 
 /// A form field whose bounds no answer can satisfy: a lower bound above
-/// its upper bound ([`mcp_rules::RANGE_RULE`]), or a number bound that is
+/// its upper bound ([`mcp_runtime_rules::RANGE_RULE`]), or a number bound that is
 /// not a finite number (JSON has no NaN nor infinity; it would go out as
 /// `null`).
 ///
@@ -53,7 +53,7 @@ impl std::error::Error for FormBoundsError {}
 
 impl ElicitRequestedSchema {
     /// Checks that every field's bounds can be met
-    /// ([`mcp_rules::RANGE_RULE`]; a number bound must also be finite):
+    /// ([`mcp_runtime_rules::RANGE_RULE`]; a number bound must also be finite):
     /// the first field that breaks the rule, otherwise `Ok`. The runtime
     /// makes the same check before it sends a form, and refuses to send
     /// one that fails it; call it in a test to find out sooner.

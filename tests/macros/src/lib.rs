@@ -1,4 +1,4 @@
-//! Tests of the `mcp-macros` procedural macros, used through `mcp-runtime`:
+//! Tests of the `mcp-runtime-macros` procedural macros, used through `mcp-runtime`:
 //!
 //! - `tests/ui.rs`: compile-fail cases and their diagnostics (trybuild),
 //!   checked only on the rustc that wrote the `.stderr` snapshots;

@@ -1,4 +1,4 @@
-//! The rules of `mcp-rules` that the macros check at compile time, checked
+//! The rules of `mcp-runtime-rules` that the macros check at compile time, checked
 //! again by [`ServerBuilder::build`](super::ServerBuilder::build) for every
 //! handler, so that one implemented by hand cannot break them: a tool or
 //! prompt has a description, each scope a handler requires is one token,
