@@ -2,11 +2,13 @@
 
 use std::fmt;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{ErrorKind, RedisError, ServerErrorKind};
+use tokio::sync::Semaphore;
 
 use super::{Clock, ReplayError, ReplayGuard, RoundClaim, SystemClock};
 use crate::BoxFuture;
@@ -14,22 +16,15 @@ use crate::BoxFuture;
 /// A round's claim: the key is absent (first use: `R` and the answers'
 /// digest, for the state's remaining lifetime), or holds `R<digest>` (still
 /// running), `D<digest><answer>` (done), `U` (done, no answer kept) or `1`
-/// (a plain claim). A claim with the digest of the first use gets the
-/// answer, or waits; any other is refused.
+/// (a plain claim). It answers what the key held before, nil on the first
+/// use, as `SET .. NX GET` does on Redis 7; [`read_claim`] reads both.
+/// Only for a Redis older than 7.0, which refuses `NX` with `GET`.
 const CLAIM_ROUND_SCRIPT: &str = r"
 local kept = redis.call('GET', KEYS[1])
 if not kept then
   redis.call('SET', KEYS[1], 'R' .. ARGV[1], 'EX', ARGV[2])
-  return {'first'}
 end
-local tag = string.sub(kept, 1, 1)
-if (tag ~= 'R' and tag ~= 'D') or string.sub(kept, 2, 65) ~= ARGV[1] then
-  return {'refused'}
-end
-if tag == 'R' then
-  return {'running'}
-end
-return {'recorded', string.sub(kept, 66)}
+return kept
 ";
 
 /// Records a running round's answer (`ARGV[1]`, or `U` for none when it is
@@ -63,9 +58,16 @@ pub const DEFAULT_KEY_PREFIX: &str = KEY_PREFIX;
 pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// A replay guard shared by every instance that points at the same Redis:
-/// the first use of a state anywhere in the fleet claims it with
-/// `SET key 1 NX EX <remaining lifetime>`, and every later use, on any
-/// instance, is refused.
+/// the first use of a state anywhere in the fleet claims it, and every later
+/// use, on any instance, is refused (or, with the outcome record, gets the
+/// first use's answer).
+///
+/// A retry costs one Redis command while it waits: the claim is one
+/// `SET key R<answers digest> NX GET EX <remaining lifetime>` (a Lua script
+/// on a Redis older than 7.0), and the round's answer is recorded in the
+/// background after it is sent (at most 256 records at once per guard;
+/// past that, the round waits for its record). A duplicate that arrives
+/// before the record lands waits for it, as for a round still running.
 ///
 /// It fails closed: when Redis cannot be reached or does not answer within
 /// the timeout, [`claim`](ReplayGuard::claim) returns an error and the
@@ -90,7 +92,16 @@ pub struct RedisReplayGuard {
     prefix: String,
     clock: Arc<dyn Clock>,
     scripts: Arc<[Script; 2]>,
+    /// Whether the claim is one `SET .. NX GET` (Redis 7 and later); false
+    /// once Redis refused it, and the claim is then a script.
+    native_claim: Arc<AtomicBool>,
+    /// The records written in the background; when all are taken, a
+    /// record is written while its round waits.
+    background_records: Arc<Semaphore>,
 }
+
+/// How many outcome records one guard writes in the background at once.
+const BACKGROUND_RECORDS: usize = 256;
 
 /// A connection to the Redis at `url` that connects on first use and
 /// reconnects by itself, each attempt and each command bounded by
@@ -194,6 +205,8 @@ impl RedisReplayGuard {
                 Script::new(CLAIM_ROUND_SCRIPT),
                 Script::new(RECORD_OUTCOME_SCRIPT),
             ]),
+            native_claim: Arc::new(AtomicBool::new(true)),
+            background_records: Arc::new(Semaphore::new(BACKGROUND_RECORDS)),
         })
     }
 
@@ -207,6 +220,14 @@ impl RedisReplayGuard {
     /// Measures remaining lifetimes on `clock` (use the signer's clock).
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// Claims with the script a Redis older than 7.0 needs, whatever this
+    /// Redis supports (the tests run both ways on one Redis).
+    #[doc(hidden)]
+    pub fn claims_by_script(self) -> Self {
+        self.native_claim.store(false, Ordering::Relaxed);
         self
     }
 
@@ -266,30 +287,12 @@ impl ReplayGuard for RedisReplayGuard {
     ) -> BoxFuture<'a, Result<RoundClaim, ReplayError>> {
         Box::pin(async move {
             let remaining = expires_at.saturating_sub(self.clock.now()).max(1);
-            let mut connection = self.connection.clone();
             let (key, answers) = (self.key(fingerprint), hex(answers));
-            let reply: Vec<redis::Value> = self.scripts[0]
-                .run(
-                    &mut connection,
-                    &[&key],
-                    &[&answers, &remaining.to_string()],
-                )
+            let kept = self
+                .claim_round_once(&key, &answers, remaining)
                 .await
                 .map_err(|e| ReplayError::Unavailable(format!("Redis claim failed: {e}")))?;
-            let tag = reply
-                .first()
-                .and_then(|tag| redis::from_redis_value_ref::<String>(tag).ok());
-            match (tag.as_deref(), reply.get(1)) {
-                (Some("first"), _) => Ok(RoundClaim::First),
-                (Some("running"), _) => Ok(RoundClaim::Running),
-                (Some("refused"), _) => Ok(RoundClaim::Refused),
-                (Some("recorded"), Some(answer)) => redis::from_redis_value_ref::<Vec<u8>>(answer)
-                    .map(RoundClaim::Recorded)
-                    .map_err(|e| ReplayError::Unavailable(format!("Redis answered {e}"))),
-                _ => Err(ReplayError::Unavailable(format!(
-                    "Redis answered the claim with {reply:?}"
-                ))),
-            }
+            Ok(read_claim(kept, answers.as_bytes()))
         })
     }
 
@@ -299,19 +302,108 @@ impl ReplayGuard for RedisReplayGuard {
         outcome: Option<&'a [u8]>,
         _expires_at: u64,
     ) -> BoxFuture<'a, Result<bool, ReplayError>> {
-        Box::pin(async move {
-            let mut connection = self.connection.clone();
-            // The server's answers are JSON, hence UTF-8; anything else is
-            // recorded as no answer.
-            let outcome = outcome
-                .and_then(|bytes| std::str::from_utf8(bytes).ok())
-                .unwrap_or_default();
-            let kept: i64 = self.scripts[1]
-                .run(&mut connection, &[&self.key(fingerprint)], &[outcome])
+        // The server's answers are JSON, hence UTF-8; anything else is
+        // recorded as no answer.
+        let outcome = outcome
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .unwrap_or_default()
+            .to_owned();
+        let record = self.record(self.key(fingerprint), outcome);
+        // The round's answer need not wait for its record: a duplicate that
+        // comes first finds the round running and waits for the record.
+        // Written in the background, within a bound; past it, in line.
+        match Arc::clone(&self.background_records).try_acquire_owned() {
+            Ok(permit) => {
+                tokio::spawn(async move {
+                    if let Err(error) = record.await {
+                        tracing::warn!(
+                            %error,
+                            "could not record the answer of a consumed requestState: \
+                             a duplicate retry will be refused or wait"
+                        );
+                    }
+                    drop(permit);
+                });
+                Box::pin(std::future::ready(Ok(true)))
+            }
+            Err(_) => Box::pin(record),
+        }
+    }
+}
+
+impl RedisReplayGuard {
+    /// Claims `key` for the answers' digest in one round trip: what the
+    /// key held before, `None` on the first use.
+    async fn claim_round_once(
+        &self,
+        key: &str,
+        answers: &str,
+        remaining: u64,
+    ) -> Result<Option<Vec<u8>>, RedisError> {
+        let mut connection = self.connection.clone();
+        if self.native_claim.load(Ordering::Relaxed) {
+            let reply = redis::cmd("SET")
+                .arg(key)
+                .arg(format!("R{answers}"))
+                .arg("NX")
+                .arg("GET")
+                .arg("EX")
+                .arg(remaining)
+                .query_async(&mut connection)
+                .await;
+            match reply {
+                Err(e) if refuses_nx_with_get(&e) => {
+                    tracing::info!(
+                        "this Redis refuses SET NX GET (before 7.0): claims run as a script"
+                    );
+                    self.native_claim.store(false, Ordering::Relaxed);
+                }
+                reply => return reply,
+            }
+        }
+        self.scripts[0]
+            .run(&mut connection, &[key], &[answers, &remaining.to_string()])
+            .await
+    }
+
+    /// Records `outcome` (none when empty) for the running round of `key`:
+    /// whether it was kept.
+    fn record(
+        &self,
+        key: String,
+        outcome: String,
+    ) -> impl Future<Output = Result<bool, ReplayError>> + Send + 'static {
+        let (mut connection, scripts) = (self.connection.clone(), Arc::clone(&self.scripts));
+        async move {
+            let kept: i64 = scripts[1]
+                .run(&mut connection, &[&key], &[&outcome])
                 .await
                 .map_err(|e| ReplayError::Unavailable(format!("Redis record failed: {e}")))?;
             Ok(kept == 1)
-        })
+        }
+    }
+}
+
+/// Whether Redis refused `SET` with both `NX` and `GET` (before 7.0).
+fn refuses_nx_with_get(error: &RedisError) -> bool {
+    error.kind() == ErrorKind::Server(ServerErrorKind::ResponseError)
+        && error.detail().is_some_and(|d| d.contains("syntax"))
+}
+
+/// What a claim found, from what the key held before (`None`: nothing, so
+/// this claim is the first use). See [`CLAIM_ROUND_SCRIPT`].
+fn read_claim(kept: Option<Vec<u8>>, answers: &[u8]) -> RoundClaim {
+    let Some(kept) = kept else {
+        return RoundClaim::First;
+    };
+    let (tag, rest) = match kept.split_first() {
+        Some((tag, rest)) => (*tag, rest),
+        None => return RoundClaim::Refused,
+    };
+    match (tag, rest.strip_prefix(answers)) {
+        (b'R', Some(_)) => RoundClaim::Running,
+        (b'D', Some(answer)) => RoundClaim::Recorded(answer.to_vec()),
+        _ => RoundClaim::Refused,
     }
 }
 
@@ -322,4 +414,41 @@ fn hex(bytes: &[u8; 32]) -> String {
         let _ = write!(out, "{byte:02x}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_reads_what_the_key_held() {
+        let answers = [b'a'; 64];
+        let held = |tag: u8, digest: &[u8], rest: &[u8]| Some([&[tag][..], digest, rest].concat());
+        assert_eq!(read_claim(None, &answers), RoundClaim::First);
+        assert_eq!(
+            read_claim(held(b'R', &answers, b""), &answers),
+            RoundClaim::Running
+        );
+        assert_eq!(
+            read_claim(held(b'D', &answers, b"Rdone"), &answers),
+            RoundClaim::Recorded(b"Rdone".to_vec())
+        );
+        assert_eq!(
+            read_claim(held(b'D', &[b'b'; 64], b"R"), &answers),
+            RoundClaim::Refused
+        );
+        assert_eq!(
+            read_claim(held(b'R', &[b'b'; 64], b""), &answers),
+            RoundClaim::Refused
+        );
+        assert_eq!(
+            read_claim(Some(b"U".to_vec()), &answers),
+            RoundClaim::Refused
+        );
+        assert_eq!(
+            read_claim(Some(b"1".to_vec()), &answers),
+            RoundClaim::Refused
+        );
+        assert_eq!(read_claim(Some(Vec::new()), &answers), RoundClaim::Refused);
+    }
 }
