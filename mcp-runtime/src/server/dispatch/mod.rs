@@ -150,8 +150,10 @@ impl Server {
             None
         };
         // The method stays here (for the log) and dispatch borrows it: no
-        // copy of it per request.
-        let run = std::panic::AssertUnwindSafe(dispatch(
+        // copy of it per request. Boxed once, here: the request's whole
+        // path is a future of several KiB, and the transport's futures
+        // around it stay small enough to move cheaply.
+        let run = std::panic::AssertUnwindSafe(Box::pin(dispatch(
             &self.inner,
             era,
             Envelope {
@@ -164,7 +166,7 @@ impl Server {
             receive,
             session,
             notifier,
-        ));
+        )));
         let outcome = match futures_util::FutureExt::catch_unwind(run).await {
             Ok(outcome) => outcome,
             Err(panic) => Err(McpError::internal(format!(
@@ -389,15 +391,15 @@ fn request_data(
     meta: RequestMeta,
     receive: ReceiveContext,
     notifier: Notifier,
-) -> RequestData {
-    RequestData::new(
+) -> Box<RequestData> {
+    Box::new(RequestData::new(
         request_id,
         method,
         meta,
         receive,
         notifier,
         Arc::clone(&registry.services),
-    )
+    ))
 }
 
 /// What a request's params had kept apart as read.
@@ -413,7 +415,7 @@ async fn serve(
     route: Route,
     mut params: JsonObject,
     kept: Kept,
-    data: RequestData,
+    data: Box<RequestData>,
 ) -> Result<String, McpError> {
     let arguments = match &route {
         Route::Core {

@@ -452,25 +452,25 @@ impl Ctx {
     /// A context for calling a handler directly (tests, embedding): no
     /// transport, no caller, no notifications.
     pub fn detached(method: &'static str, meta: RequestMeta) -> Self {
-        Self::from_data(RequestData::new(
+        Self::from_data(Box::new(RequestData::new(
             RequestId::Number(0),
             Cow::Borrowed(method),
             meta,
             ReceiveContext::new(TransportKind::InProcess),
             Notifier::disabled(),
             Arc::default(),
-        ))
+        )))
     }
 
-    pub(crate) fn from_data(data: RequestData) -> Self {
+    pub(crate) fn from_data(data: Box<RequestData>) -> Self {
         Self {
-            data: Arc::new(data),
+            data: Arc::from(data),
         }
     }
 
     /// A context for the handler, and the request's data kept for what
     /// follows it (finishing its result), shared rather than copied.
-    pub(crate) fn shared_with(data: RequestData) -> (Self, Arc<RequestData>) {
+    pub(crate) fn shared_with(data: Box<RequestData>) -> (Self, Arc<RequestData>) {
         let ctx = Self::from_data(data);
         let kept = Arc::clone(&ctx.data);
         (ctx, kept)

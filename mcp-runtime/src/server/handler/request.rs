@@ -111,7 +111,7 @@ impl RequestData {
     }
 
     /// This request marked as of the 2025 era, in `session` if it has one.
-    pub(crate) fn in_2025_era(mut self, session: Option<Session>) -> Self {
+    pub(crate) fn in_2025_era(mut self: Box<Self>, session: Option<Session>) -> Box<Self> {
         self.legacy = true;
         self.session = session;
         self
@@ -156,7 +156,7 @@ impl RequestData {
 
     /// This request as a round of a task: linked to it, and with no stream
     /// (progress and log messages have nowhere to go in a task).
-    pub(crate) fn in_task(mut self, task: TaskLink) -> Self {
+    pub(crate) fn in_task(mut self: Box<Self>, task: TaskLink) -> Box<Self> {
         self.task = Some(task);
         self.notifier = Notifier::disabled();
         self
@@ -166,21 +166,18 @@ impl RequestData {
     /// under the `_meta` of the call that made the task, with the round's
     /// answers, as a `tools/call`.
     pub(crate) fn task_round(
-        self,
+        mut self: Box<Self>,
         meta: RequestMeta,
         answers: RoundAnswers,
         task: TaskLink,
-    ) -> Self {
-        Self {
-            method: Cow::Borrowed(crate::schema::request_methods::TOOLS_CALL),
-            meta,
-            answers: Some(answers),
-            request_state: None,
-            verified: Verified::default(),
-            legacy: false,
-            ..self
-        }
-        .in_task(task)
+    ) -> Box<Self> {
+        self.method = Cow::Borrowed(crate::schema::request_methods::TOOLS_CALL);
+        self.meta = meta;
+        self.answers = Some(answers);
+        self.request_state = None;
+        self.verified = Verified::default();
+        self.legacy = false;
+        self.in_task(task)
     }
 
     /// The request's id.

@@ -47,7 +47,7 @@ pub(crate) struct Core {
 pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     core: &Arc<Core>,
     checked: Checked<'_>,
-    mut data: RequestData,
+    mut data: Box<RequestData>,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     if consumes_its_state(&core.gate, &data) {
@@ -86,7 +86,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
         };
         round += 1;
         data = match next_round(core, ask, &request, round).await {
-            Ok(next) => next,
+            Ok(next) => Box::new(next),
             Err(Stop::Fault(error)) => return Err(error),
             Err(Stop::Stuck(why)) => {
                 tracing::info!(
@@ -188,7 +188,7 @@ fn consumes_its_state(gate: &StateGate, data: &RequestData) -> bool {
 async fn detached_round<R: ResultMeta + Send + 'static>(
     core: Arc<Core>,
     checked: Checked<'static>,
-    mut data: RequestData,
+    mut data: Box<RequestData>,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     let round = async move {
@@ -231,5 +231,5 @@ pub(crate) struct Call {
     pub(crate) round_trip: crate::server::handler::RoundTrip,
     /// Everything else known about the request; it becomes the handler's
     /// [`Ctx`].
-    pub(crate) data: RequestData,
+    pub(crate) data: Box<RequestData>,
 }

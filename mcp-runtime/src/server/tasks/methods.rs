@@ -226,7 +226,7 @@ async fn start_round(
     core: &Core,
     engine: &Arc<TaskEngine>,
     record: TaskRecord,
-    request: RequestData,
+    request: Box<RequestData>,
 ) {
     let (cancel, cancelled) = watch::channel(false);
     let id = record.id.clone();
@@ -269,9 +269,9 @@ async fn start_round(
 async fn round_data(
     core: &Core,
     record: &TaskRecord,
-    update: RequestData,
+    update: Box<RequestData>,
     cancelled: watch::Receiver<bool>,
-) -> Result<(RequestData, ToolArguments), McpError> {
+) -> Result<(Box<RequestData>, ToolArguments), McpError> {
     let meta = record.kept_meta()?;
     let arguments = match &record.arguments {
         Some(text) => ToolArguments::from_kept(text.clone())?,

@@ -37,7 +37,7 @@ pub(crate) async fn call_tool(
     engine: &Arc<TaskEngine>,
     call: TaskCall,
     checked: Checked<'_>,
-    mut data: RequestData,
+    mut data: Box<RequestData>,
 ) -> Result<String, McpError> {
     let settings = &engine.settings;
     // What the task would keep, bounded before anything runs.
