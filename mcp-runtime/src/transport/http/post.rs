@@ -139,7 +139,7 @@ pub(super) async fn post(
         .as_ref()
         .map(|p| Arc::clone(&p.resource));
     if !accepts_sse {
-        let response = handle(&endpoint, admitted, open, receive, Notifier::disabled()).await;
+        let response = handle(endpoint, admitted, open, receive, Notifier::disabled()).await;
         return json_response(&response);
     }
 
@@ -160,9 +160,7 @@ pub(super) async fn post(
     // without a notification and are answered with plain JSON. It is boxed
     // so that, if a notification comes first, it can move into the body of
     // the event stream and keep running there.
-    let handling = Box::pin(guarded(async move {
-        handle(&endpoint, admitted, open, receive, notifier).await
-    }));
+    let handling = Box::pin(guarded(handle(endpoint, admitted, open, receive, notifier)));
     match resumable {
         Some((session, logs, close)) => {
             resume::respond(handling, notes_rx, close, session, logs).await
@@ -175,7 +173,7 @@ pub(super) async fn post(
 /// session busy while it runs; the session `initialize` opens is added to
 /// the table, or ended and the request refused when every session is busy.
 async fn handle(
-    endpoint: &Endpoint,
+    endpoint: Arc<Endpoint>,
     admitted: Admitted,
     open: Option<Open>,
     receive: ReceiveContext,

@@ -23,16 +23,19 @@ pub(super) const NOTE_BUFFER: usize = 32;
 
 /// Catches a panic that escapes the server's own catch, so that it becomes
 /// an internal error rather than a dropped connection.
-pub(super) async fn guarded(handling: impl Future<Output = Response>) -> Response {
+/// (A combinator, not an `async fn`: the future is no larger than
+/// `handling`'s own.)
+pub(super) fn guarded(handling: impl Future<Output = Response>) -> impl Future<Output = Response> {
     use futures_util::FutureExt as _;
     std::panic::AssertUnwindSafe(handling)
         .catch_unwind()
-        .await
-        .unwrap_or_else(|_| {
-            Response::error(
-                None,
-                McpError::internal("the request task failed: it panicked"),
-            )
+        .map(|caught| {
+            caught.unwrap_or_else(|_| {
+                Response::error(
+                    None,
+                    McpError::internal("the request task failed: it panicked"),
+                )
+            })
         })
 }
 
