@@ -20,4 +20,6 @@ else
     cargo install cargo-deny --locked --version "$CARGO_DENY_VERSION"
 fi
 
-cargo deny --locked check licenses bans sources
+# --hide-inclusion-graph: a duplicate's warning names its versions, without
+# the tree of every path to each (hundreds of lines; `cargo tree -i` shows it).
+cargo deny --locked check --hide-inclusion-graph licenses bans sources
