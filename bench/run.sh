@@ -232,13 +232,30 @@ PY
 }
 
 # After a cell against Redis: what the guard left in Redis (its keys and
-# their memory), then an empty Redis for the next cell.
+# their memory) and the commands it sent per retry, then an empty Redis
+# with fresh statistics for the next cell. Every retry leaves one key, so
+# keys count the retries (warm-up included, as in the command counts).
+# Commands a script runs count in Redis's statistics too: each record
+# script runs one GET and, for a round still running, one SET, so the
+# claims sent as SET NX GET are the SETs less the GETs.
 redis_report() {
-    local keys used
+    local keys used stats
     keys=$(redis_cli DBSIZE | tr -dc '0-9')
     used=$(redis_cli INFO memory | grep -o 'used_memory:[0-9]*' | cut -d: -f2)
-    echo "redis after $1: ${keys:-?} keys, used_memory ${used:-?} B" >&2
+    stats=$(redis_cli INFO commandstats)
+    echo "redis after $1: ${keys:-?} keys, used_memory ${used:-?} B, $(
+        python3 - "${keys:-0}" "$stats" <<'PY'
+import re, sys
+keys, stats = int(sys.argv[1]), sys.argv[2]
+calls = {m.group(1): int(m.group(2)) for m in re.finditer(r"cmdstat_([a-z|]+):calls=(\d+)", stats)}
+claims = calls.get("set", 0) - calls.get("get", 0)
+scripts = calls.get("evalsha", 0) + calls.get("eval", 0)
+per = (claims + scripts) / keys if keys else 0
+print(f"commands sent: {claims} SET NX GET + {scripts} EVALSHA/EVAL = {per:.2f} per retry")
+PY
+    )" >&2
     redis_cli FLUSHALL >/dev/null
+    redis_cli CONFIG RESETSTAT >/dev/null
 }
 
 # Starts server $1 fresh and sets server_pid and url; waits at most 10 s for
