@@ -180,18 +180,19 @@ fn consumes_its_state(gate: &StateGate, data: &RequestData) -> bool {
     gate.records_outcomes() && data.request_state().is_some() && !data.is_legacy()
 }
 
-/// Runs a round that may consume its state on a task of its own, from the
-/// claim to the recorded answer: once the state is claimed, the round runs
-/// to its end and its answer is kept even if the client leaves, so a
+/// Runs a round that may consume its state from the claim to the recorded
+/// answer, to its end even if the client leaves: its answer is kept, so a
 /// client that retries after losing it gets it again and the handler runs
-/// once. `-32603` when the task failed (a panic, logged).
+/// once. It runs in the request's own task; if the request is dropped
+/// before the round ends, the rest of the round moves to a task of its own
+/// ([`RunsToEnd`]).
 async fn detached_round<R: ResultMeta + Send + 'static>(
     core: Arc<Core>,
     checked: Checked<'static>,
     mut data: Box<RequestData>,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
-    let round = async move {
+    RunsToEnd::new(async move {
         let answers = data.answers().map(RoundAnswers::tree);
         let opened = core.gate.open_round(checked, answers).await?;
         let ticket = match opened {
@@ -208,16 +209,60 @@ async fn detached_round<R: ResultMeta + Send + 'static>(
             ticket.record(Some(&answer)).await;
         }
         answer
-    };
-    // Outside a Tokio runtime (an embedder's own executor), inline.
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return round.await;
-    };
-    runtime.spawn(round).await.unwrap_or_else(|error| {
-        Err(McpError::internal(format!(
-            "a round that may consume its requestState failed: {error}"
-        )))
     })
+    .await
+}
+
+/// A future that is finished even if it is dropped first: dropped before
+/// its end, the rest of it runs on a task of its own (on the Tokio runtime
+/// it was made on; outside one, or while a panic unwinds, it is dropped,
+/// and a claimed round's ticket records that there is no answer). A round
+/// thus costs no task of its own unless its request is dropped.
+struct RunsToEnd<F: Future + Send + 'static> {
+    future: Option<std::pin::Pin<Box<F>>>,
+    runtime: Option<tokio::runtime::Handle>,
+}
+
+impl<F: Future + Send + 'static> RunsToEnd<F> {
+    fn new(future: F) -> Self {
+        Self {
+            future: Some(Box::pin(future)),
+            runtime: tokio::runtime::Handle::try_current().ok(),
+        }
+    }
+}
+
+impl<F: Future + Send + 'static> Future for RunsToEnd<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let Some(future) = self.future.as_mut() else {
+            return std::task::Poll::Pending;
+        };
+        let polled = future.as_mut().poll(cx);
+        if polled.is_ready() {
+            self.future = None;
+        }
+        polled
+    }
+}
+
+impl<F: Future + Send + 'static> Drop for RunsToEnd<F> {
+    fn drop(&mut self) {
+        // Dropped while a poll of it panics: it cannot be resumed, and is
+        // dropped (the panic becomes the request's `-32603`).
+        if std::thread::panicking() {
+            return;
+        }
+        if let (Some(future), Some(runtime)) = (self.future.take(), &self.runtime) {
+            runtime.spawn(async move {
+                let _ = future.await;
+            });
+        }
+    }
 }
 
 /// One request on its way to the function that serves its method.
@@ -232,4 +277,46 @@ pub(crate) struct Call {
     /// Everything else known about the request; it becomes the handler's
     /// [`Ctx`].
     pub(crate) data: Box<RequestData>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunsToEnd;
+    use std::time::Duration;
+    use tokio::sync::oneshot;
+
+    #[tokio::test]
+    async fn a_round_dropped_before_its_end_still_ends() {
+        let (go, wait) = oneshot::channel::<()>();
+        let (done, ended) = oneshot::channel::<&str>();
+        let round = RunsToEnd::new(async move {
+            let _ = wait.await;
+            let _ = done.send("ended");
+        });
+        // Polled once (it waits), then dropped, as a request whose client
+        // left.
+        let polled = tokio::time::timeout(Duration::from_millis(20), round).await;
+        assert!(polled.is_err(), "the round should still be waiting");
+        go.send(()).unwrap();
+        let ended = tokio::time::timeout(Duration::from_secs(10), ended).await;
+        assert_eq!(ended.unwrap().unwrap(), "ended");
+    }
+
+    #[tokio::test]
+    async fn a_round_that_ends_in_place_gives_its_output() {
+        assert_eq!(RunsToEnd::new(async { 7 }).await, 7);
+    }
+
+    #[tokio::test]
+    async fn a_round_whose_poll_panics_is_not_resumed() {
+        let round = RunsToEnd::new(async {
+            tokio::task::yield_now().await;
+            panic!("the handler panicked");
+        });
+        let caught = tokio::spawn(round).await;
+        assert!(caught.unwrap_err().is_panic());
+        // Resuming it would panic again on a task of its own, which the
+        // runtime reports; give such a task the time to run.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
