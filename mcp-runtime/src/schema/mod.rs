@@ -19,6 +19,7 @@ mod meta;
 mod notifications;
 mod params;
 mod prompts;
+mod property_order;
 mod resources;
 mod result;
 mod roots;

@@ -1,12 +1,13 @@
 //! Tools: descriptors, `tools/list`, `tools/call`.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
+use super::property_order::OrderedSchema;
 use super::{CacheScope, ContentBlock, Icon, InputResponses, JsonObject, ResultType};
 
 /// A tool as `tools/list` describes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
     /// Unique name, e.g. `get_weather`.
@@ -31,6 +32,13 @@ pub struct Tool {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+    /// The order `input_schema`'s top-level `properties` are written in:
+    /// the names listed here first, in this order, then any others by name.
+    /// Empty (a tool built by hand, or read off the wire): by name. Not
+    /// sent itself; `#[tool]` fills it with the fields of the arguments
+    /// type in the order they are declared.
+    #[serde(skip)]
+    pub property_order: Vec<String>,
 }
 
 impl Tool {
@@ -47,6 +55,7 @@ impl Tool {
             output_schema: None,
             annotations: None,
             meta: None,
+            property_order: Vec::new(),
         }
     }
 
@@ -55,6 +64,71 @@ impl Tool {
         self.input_schema = schema;
         self
     }
+
+    /// Lists the input schema's `properties` in this order when the tool
+    /// is written (see [`Tool::property_order`]).
+    pub fn with_property_order<I>(mut self, names: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        self.property_order = names.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+impl Serialize for Tool {
+    /// The members of [`Tool`] as its serde attributes say, with the input
+    /// schema's `properties` in [`Tool::property_order`].
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Every field named, so a new one cannot be forgotten here.
+        let Self {
+            name,
+            title,
+            description,
+            icons,
+            input_schema,
+            output_schema,
+            annotations,
+            meta,
+            property_order,
+        } = self;
+        ToolOut {
+            name,
+            title: title.as_deref(),
+            description: description.as_deref(),
+            icons: icons.as_ref(),
+            input_schema: OrderedSchema {
+                schema: input_schema,
+                order: property_order,
+            },
+            output_schema: output_schema.as_ref(),
+            annotations: annotations.as_ref(),
+            meta: meta.as_ref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A [`Tool`] as it is written: its members borrowed, the input schema
+/// with its properties in order.
+#[derive(Serialize)]
+#[serde(rename = "Tool", rename_all = "camelCase")]
+struct ToolOut<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    icons: Option<&'a Vec<Icon>>,
+    input_schema: OrderedSchema<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<&'a JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<&'a ToolAnnotations>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a JsonObject>,
 }
 
 /// Hints about a tool's behaviour. Hints only: clients must not trust them.

@@ -103,7 +103,8 @@ pub trait FromCall: Sized {
 impl<T: DeserializeOwned + JsonSchema> FromCall for T {
     /// The schema of `T`, carrying the order its fields are declared in
     /// (which the schema's sorted `properties` lose) for the descriptor to
-    /// read.
+    /// read: a prompt lists its arguments, and a tool its input schema's
+    /// `properties`, in that order.
     fn input_schema() -> Option<JsonObject> {
         super::spec::schema_of::<T>().map(super::spec::with_declared_order::<T>)
     }

@@ -54,7 +54,9 @@ impl ToolSpec {
         output: no_schema,
     };
 
-    /// The tool descriptor.
+    /// The tool descriptor. Its input schema's `properties` are written in
+    /// the order the arguments type declares its fields (then any others,
+    /// by name).
     pub fn build(self) -> Tool {
         let annotations = ToolAnnotations {
             title: None,
@@ -63,8 +65,10 @@ impl ToolSpec {
             idempotent_hint: self.idempotent,
             open_world_hint: self.open_world,
         };
+        let (schema, order) = merge_input_schemas(self.input);
         let mut tool = Tool::new(self.name, self.description)
-            .with_input_schema(merge_input_schemas(self.input).0);
+            .with_input_schema(schema)
+            .with_property_order(order);
         tool.title = self.title.map(str::to_owned);
         tool.output_schema = (self.output)();
         tool.annotations = (annotations != ToolAnnotations::default()).then_some(annotations);
@@ -310,7 +314,7 @@ mod tests {
     }
 
     #[test]
-    fn prompt_arguments_keep_declared_order_and_tools_carry_no_order_key() {
+    fn prompt_arguments_and_tool_properties_keep_declared_order_without_an_order_key() {
         let prompt = PromptSpec {
             name: "letter",
             title: None,
@@ -333,5 +337,12 @@ mod tests {
         }
         .build();
         assert!(!tool.input_schema.contains_key(DECLARED_ORDER));
+        assert_eq!(tool.property_order, ["zeta", "Alpha", "mid"]);
+        let written = serde_json::to_string(&tool).unwrap();
+        let at = |name: &str| written.find(&format!("\"{name}\":{{")).unwrap();
+        assert!(
+            at("zeta") < at("Alpha") && at("Alpha") < at("mid"),
+            "{written}"
+        );
     }
 }
