@@ -41,16 +41,26 @@
 //! # Ok(()) }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "server")]
 pub mod auth;
+#[cfg(feature = "client")]
 pub mod client;
 pub mod form;
 pub mod schema;
+#[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
 pub mod state;
+#[cfg(feature = "server")]
 pub mod transport;
 
+#[cfg(feature = "server")]
 mod budget;
+#[cfg(any(feature = "server", feature = "client"))]
 mod logged;
+#[cfg(feature = "server")]
 mod receive_context;
 /// The rules the macros check at compile time (crate `mcp-runtime-rules`), checked
 /// again here for handlers written by hand: `crate::rules::...`.
@@ -142,6 +152,7 @@ pub mod __private;
 ///     "no doc comment".into()
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::tool;
 
 /// Turns an `async fn` into a prompt: register it by name,
@@ -190,6 +201,7 @@ pub use mcp_runtime_macros::tool;
 ///     String::new()
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::prompt;
 
 /// Turns an `async fn` into a resource, `#[resource(uri = "...")]`, or a
@@ -249,6 +261,7 @@ pub use mcp_runtime_macros::prompt;
 ///     String::new()
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::resource;
 
 /// Makes an `impl` block a server's handlers: its `async fn(&self, ...)`
@@ -298,6 +311,7 @@ pub use mcp_runtime_macros::resource;
 /// # let _ = server;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::handlers;
 
 /// Completes arguments (`completion/complete`): `#[completion(prompt =
@@ -404,6 +418,7 @@ pub use mcp_runtime_macros::handlers;
 ///     vec![typed.to_owned()]
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::completion;
 
 /// Derives [`form::ElicitForm`] for a struct with named fields: a flat
@@ -506,14 +521,21 @@ pub use schemars;
 pub mod prelude {
     pub use crate::form::{Answer, ElicitChoice, ElicitForm, UrlConsent};
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
+    pub use crate::{ElicitChoice, ElicitForm};
+    pub use schemars::{self, JsonSchema};
+
+    // The server's side: what handlers take and return.
+    #[cfg(feature = "server")]
     pub use crate::server::Server;
+    #[cfg(feature = "server")]
     pub use crate::server::handler::{
         Ctx, Decision, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Shared,
         ToolError, Unanswered,
     };
+    #[cfg(feature = "server")]
     pub use crate::server::url_steps::{UrlAnswer, UrlStep};
-    pub use crate::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
-    pub use schemars::{self, JsonSchema};
+    #[cfg(feature = "server")]
+    pub use crate::{completion, handlers, prompt, resource, tool};
 }
 
 /// A boxed, `Send` future: what handler and hook methods return.
