@@ -16,6 +16,42 @@
 //! - [`schema`] and [`form`]: the protocol's wire types and elicitation
 //!   forms.
 //!
+//! ## Features
+//!
+//! The default features are what a typical server and client need: a
+//! server over stdio and streamable HTTP with OAuth, and the client.
+//! A server that needs less names what it needs, with
+//! `default-features = false`: a stdio server is
+//! `features = ["server", "stdio"]`.
+//!
+//! | Feature | Default | What it brings |
+//! |---|---|---|
+//! | `server` | yes | [`server`] (the builder, the handler API, dispatch, tasks, URL steps, 2025-era sessions), [`state`] (the request-state signer, sealing included), [`auth`]'s [`Caller`](auth::Caller), [`ProtectedResource`](auth::ProtectedResource) and [`TokenVerifier`](auth::TokenVerifier), [`transport`]'s traits, the attributes [`tool`], [`prompt`], [`resource`], [`completion`], [`handlers`], and the server half of [`prelude`]. A server without a transport feature runs in process ([`Server::handle_request`](server::Server::handle_request)). |
+//! | `stdio` | yes | The server's stdio transport, `transport::stdio` (with `server`). |
+//! | `http` | yes | The server's streamable HTTP transport, `transport::http::HttpTransport` (axum, hyper; with `server`). |
+//! | `auth` | yes | The resource server's token verifiers, `auth::JwtVerifier` (jsonwebtoken) and `auth::IntrospectionVerifier` (RFC 7662, reqwest) (with `server`). |
+//! | `client` | yes | `client::Client` over streamable HTTP (reqwest) and stdio, with its OAuth sign-in (`client::auth`) and its tasks. |
+//! | `redis` | no | A `ReplayGuard`, a task store and URL steps on Redis, for fleets (turns on `server`). |
+//!
+//! Always there: [`schema`], [`form`], the derives [`ElicitForm`] and
+//! [`ElicitChoice`], [`schemars`] and [`BoxFuture`].
+//!
+//! Not separate features, on purpose:
+//!
+//! - **Tasks** come with `server` and with `client`: a task-augmented
+//!   `tools/call`, `subscriptions/listen` watching tasks and the `tasks/*`
+//!   methods are one request path with plain calls, and the client's task
+//!   handles ride on its calls. Gating them would put conditions through
+//!   that path, for no dependency saved (tasks use none of their own).
+//! - **Sealed request states** (ChaCha20-Poly1305,
+//!   `RequestStateSigner::sealed`) come with `server`: opening a token is
+//!   one function for both kinds, and the cipher costs a stdio server a
+//!   handful of small crates.
+//! - **The client's wires**: the client always has both, so `client`
+//!   brings reqwest and jsonwebtoken (the client's `private_key_jwt`)
+//!   whether or not `http` is on; the OAuth sign-in is threaded through
+//!   every request of the HTTP wire.
+//!
 //! ```no_run
 //! use mcp_runtime::schema::{CallToolResult, Tool};
 //! use mcp_runtime::BoxFuture;
