@@ -31,15 +31,18 @@ unset CARGO_TARGET_DIR CARGO_INCREMENTAL CARGO_BUILD_TARGET_DIR RUSTFLAGS
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "rustc: $(rustc --version)"
 echo "cpus: $(nproc), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-printf '%-6s %8s %14s\n' peer crates "cold build (s)"
+printf '%-6s %8s %16s %14s\n' peer crates "cold build (s)" "CPU (user+sys)"
 for peer in ${PEERS:-ours rmcp}; do
     manifest="$peer/Cargo.toml"
     cargo fetch --manifest-path "$manifest" --quiet
     crates=$(cargo tree --manifest-path "$manifest" -e normal --prefix none | sort -u | wc -l)
     target="$root/$peer"
     rm -rf "$target"
-    start=$(date +%s.%N)
-    CARGO_TARGET_DIR="$target" cargo build --release --quiet --manifest-path "$manifest"
-    end=$(date +%s.%N)
-    printf '%-6s %8d %14.1f\n' "$peer" "$crates" "$(echo "$end - $start" | bc)"
+    # Wall-clock time, and the CPU time of cargo and its children (less
+    # sensitive to other load on the machine).
+    TIMEFORMAT='%R %U %S'
+    times=$( { time CARGO_TARGET_DIR="$target" cargo build --release --quiet \
+        --manifest-path "$manifest" >&2; } 2>&1 | tail -n 1)
+    read -r real user sys <<<"$times"
+    printf '%-6s %8d %16.1f %14.1f\n' "$peer" "$crates" "$real" "$(echo "$user + $sys" | bc)"
 done

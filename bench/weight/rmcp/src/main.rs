@@ -15,7 +15,8 @@ struct GreetArgs {
     name: String,
 }
 
-/// The server: its tool router.
+/// The server: its tool router, built once (`#[tool_handler(router =
+/// ...)]`; by default the macro would build one for every call).
 #[derive(Clone)]
 struct Weight {
     tool_router: ToolRouter<Self>,
@@ -36,7 +37,7 @@ impl Weight {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for Weight {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every Cargo feature of mcp-runtime builds alone and together, without a
+# warning: the library checked with no features, with each feature alone,
+# with the defaults and with all of them, under clippy -D warnings (so an
+# import left unused by a narrow set of features fails here).
+#
+#   bash .ci/features.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+features=(server client stdio http auth redis)
+# The stdio server of bench/weight, the smallest server.
+sets=("--no-default-features" "--no-default-features --features server,stdio")
+for feature in "${features[@]}"; do
+    sets+=("--no-default-features --features $feature")
+done
+sets+=("" "--all-features")
+
+for set in "${sets[@]}"; do
+    echo "features: ${set:-(default)}" >&2
+    # shellcheck disable=SC2086 # the set is several arguments
+    cargo clippy -p mcp-runtime --lib --quiet $set -- -D warnings
+done
