@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every Cargo feature of mcp-runtime builds alone and together, without a
-# warning: the library checked with no features, with each feature alone,
-# with the defaults and with all of them, under clippy -D warnings (so an
+# warning: the library checked with no features, with each feature alone
+# and in the pairs that work together, with the defaults and with all of
+# them, under clippy -D warnings (so an
 # import left unused by a narrow set of features fails here).
 #
 #   bash .ci/features.sh
@@ -9,8 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 features=(server client stdio http auth redis)
-# The stdio server of bench/weight, the smallest server.
-sets=("--no-default-features" "--no-default-features --features server,stdio")
+sets=("--no-default-features")
+# Each feature with what it works with: the stdio server of bench/weight
+# (the smallest server), an HTTP server, a protected one, a client that
+# signs in.
+for pair in server,stdio server,http server,auth client,auth; do
+    sets+=("--no-default-features --features $pair")
+done
 for feature in "${features[@]}"; do
     sets+=("--no-default-features --features $feature")
 done

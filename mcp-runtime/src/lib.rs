@@ -29,8 +29,8 @@
 //! | `server` | yes | [`server`] (the builder, the handler API, dispatch, tasks, URL steps, 2025-era sessions), [`state`] (the request-state signer, sealing included), [`auth`]'s [`Caller`](auth::Caller), [`ProtectedResource`](auth::ProtectedResource) and [`TokenVerifier`](auth::TokenVerifier), [`transport`]'s traits, the attributes [`tool`], [`prompt`], [`resource`], [`completion`], [`handlers`], and the server half of [`prelude`]. A server without a transport feature runs in process ([`Server::handle_request`](server::Server::handle_request)). |
 //! | `stdio` | yes | The server's stdio transport, `transport::stdio` (with `server`). |
 //! | `http` | yes | The server's streamable HTTP transport, `transport::http::HttpTransport` (axum, hyper; with `server`). |
-//! | `auth` | yes | The resource server's token verifiers, `auth::JwtVerifier` (jsonwebtoken) and `auth::IntrospectionVerifier` (RFC 7662, reqwest) (with `server`). |
-//! | `client` | yes | `client::Client` over streamable HTTP (reqwest) and stdio, with its OAuth sign-in (`client::auth`) and its tasks. |
+//! | `auth` | yes | OAuth. With `server`: the resource server's token verifiers, `auth::JwtVerifier` (jsonwebtoken) and `auth::IntrospectionVerifier` (RFC 7662, reqwest). With `client`: the client's sign-in, `client::auth` and `ClientBuilder::oauth`. |
+//! | `client` | yes | `client::Client` over streamable HTTP (reqwest) and stdio, with its tasks. |
 //! | `redis` | no | A `ReplayGuard`, a task store and URL steps on Redis, for fleets (turns on `server`). |
 //!
 //! Always there: [`schema`], [`form`], the derives [`ElicitForm`] and
@@ -48,9 +48,10 @@
 //!   one function for both kinds, and the cipher costs a stdio server a
 //!   handful of small crates.
 //! - **The client's wires**: the client always has both, so `client`
-//!   brings reqwest and jsonwebtoken (the client's `private_key_jwt`)
-//!   whether or not `http` is on; the OAuth sign-in is threaded through
-//!   every request of the HTTP wire.
+//!   brings reqwest whether or not `http` is on. Cargo cannot turn a
+//!   dependency on for two features together: were the client's HTTP wire
+//!   under `http`, `http` would bring reqwest to every HTTP server, client
+//!   or not. The stdio wire costs no dependency.
 //!
 //! ```no_run
 //! use mcp_runtime::schema::{CallToolResult, Tool};
