@@ -27,3 +27,10 @@ for set in "${sets[@]}"; do
     # shellcheck disable=SC2086 # the set is several arguments
     cargo clippy -p mcp-runtime --lib --quiet $set -- -D warnings
 done
+
+# A #[tool] server on `server` + `stdio` alone (bench/weight/ours): the code
+# the macros generate reaches the runtime through `__private` with no other
+# feature. A workspace of its own, built into this one's target directory.
+echo "features: server,stdio, a #[tool] server (bench/weight/ours)" >&2
+cargo clippy --quiet --manifest-path bench/weight/ours/Cargo.toml \
+    --target-dir "${CARGO_TARGET_DIR:-$PWD/target}" -- -D warnings
