@@ -11,15 +11,18 @@ pub use crate::schema::{
     GetPromptResult, JsonObject, McpError, Prompt, ReadResourceResult, RenderedSchema, Resource,
     ResourceTemplate, StringFormat, Tool,
 };
+#[cfg(feature = "server")]
 pub use crate::server::handler::{
     CompletionHandler, CompletionTarget, Ctx, IntoCompleteResult, IntoPromptResult,
     IntoResourceResult, IntoToolResult, Outcome, PromptHandler, ResourceHandler,
     ResourceTemplateHandler, TaskSupport, ToolArguments, ToolHandler,
 };
+#[cfg(feature = "server")]
 pub use crate::server::plumbing::{
     CallParts, CompletionParam, FromCall, PromptSpec, Register, ResourceSpec, SharedNeed, ToolSpec,
     completion_param,
 };
+#[cfg(feature = "server")]
 pub use crate::server::{Handlers, ServerBuilder};
 pub use ::core::default::Default;
 pub use ::core::option::Option;
@@ -30,21 +33,27 @@ pub use ::std::string::String;
 pub use ::std::sync::{Arc, OnceLock};
 pub use ::std::vec::Vec;
 
+#[cfg(feature = "server")]
 /// What a tool handler's `call` returns.
 pub type ToolFuture<'a> = BoxFuture<'a, Result<Outcome<CallToolResult>, McpError>>;
+#[cfg(feature = "server")]
 /// What a prompt handler's `get` returns.
 pub type PromptFuture<'a> = BoxFuture<'a, Result<Outcome<GetPromptResult>, McpError>>;
+#[cfg(feature = "server")]
 /// What a resource handler's `read` returns.
 pub type ResourceFuture<'a> = BoxFuture<'a, Result<Outcome<ReadResourceResult>, McpError>>;
+#[cfg(feature = "server")]
 /// What a completion handler's `complete` returns.
 pub type CompletionFuture<'a> = BoxFuture<'a, Result<CompleteResult, McpError>>;
 
+#[cfg(feature = "server")]
 /// The needs of a handler's `Shared<T>` parameters, from their
 /// `FromCall::SHARED`.
 pub fn needs_shared(params: &[Option<SharedNeed>]) -> Vec<SharedNeed> {
     params.iter().flatten().copied().collect()
 }
 
+#[cfg(feature = "server")]
 /// Whether a handler resumes from a signed state: any of its parameters'
 /// `FromCall::NEEDS_SIGNER`.
 pub fn needs_signer(params: &[bool]) -> bool {

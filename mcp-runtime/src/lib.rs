@@ -16,6 +16,43 @@
 //! - [`schema`] and [`form`]: the protocol's wire types and elicitation
 //!   forms.
 //!
+//! ## Features
+//!
+//! The default features are what a typical server and client need: a
+//! server over stdio and streamable HTTP with OAuth, and the client.
+//! A server that needs less names what it needs, with
+//! `default-features = false`: a stdio server is
+//! `features = ["server", "stdio"]`.
+//!
+//! | Feature | Default | What it brings |
+//! |---|---|---|
+//! | `server` | yes | [`server`] (the builder, the handler API, dispatch, tasks, URL steps, 2025-era sessions), [`state`] (the request-state signer, sealing included), [`auth`]'s [`Caller`](auth::Caller), [`ProtectedResource`](auth::ProtectedResource) and [`TokenVerifier`](auth::TokenVerifier), [`transport`]'s traits, the attributes [`tool`], [`prompt`], [`resource`], [`completion`], [`handlers`], and the server half of [`prelude`]. A server without a transport feature runs in process ([`Server::handle_request`](server::Server::handle_request)). |
+//! | `stdio` | yes | The server's stdio transport, `transport::stdio` (with `server`). |
+//! | `http` | yes | The server's streamable HTTP transport, `transport::http::HttpTransport` (axum, hyper; with `server`). |
+//! | `auth` | yes | OAuth. With `server`: the resource server's token verifiers, `auth::JwtVerifier` (jsonwebtoken) and `auth::IntrospectionVerifier` (RFC 7662, reqwest). With `client`: the client's sign-in, `client::auth` and `ClientBuilder::oauth`. |
+//! | `client` | yes | `client::Client` over streamable HTTP (reqwest) and stdio, with its tasks. |
+//! | `redis` | no | A `ReplayGuard`, a task store and URL steps on Redis, for fleets (turns on `server`). |
+//!
+//! Always there: [`schema`], [`form`], the derives [`ElicitForm`] and
+//! [`ElicitChoice`], [`schemars`] and [`BoxFuture`].
+//!
+//! Not separate features, on purpose:
+//!
+//! - **Tasks** come with `server` and with `client`: a task-augmented
+//!   `tools/call`, `subscriptions/listen` watching tasks and the `tasks/*`
+//!   methods are one request path with plain calls, and the client's task
+//!   handles ride on its calls. Gating them would put conditions through
+//!   that path, for no dependency saved (tasks use none of their own).
+//! - **Sealed request states** (ChaCha20-Poly1305,
+//!   `RequestStateSigner::sealed`) come with `server`: opening a token is
+//!   one function for both kinds, and the cipher is about ten of the 78
+//!   crates of a stdio server with one tool (`bench/weight.sh`).
+//! - **The client's wires**: the client always has both, so `client`
+//!   brings reqwest whether or not `http` is on. Cargo cannot turn a
+//!   dependency on for two features together: were the client's HTTP wire
+//!   under `http`, `http` would bring reqwest to every HTTP server, client
+//!   or not. The stdio wire costs no dependency.
+//!
 //! ```no_run
 //! use mcp_runtime::schema::{CallToolResult, Tool};
 //! use mcp_runtime::BoxFuture;
@@ -41,16 +78,26 @@
 //! # Ok(()) }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "server")]
 pub mod auth;
+#[cfg(feature = "client")]
 pub mod client;
 pub mod form;
 pub mod schema;
+#[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
 pub mod state;
+#[cfg(feature = "server")]
 pub mod transport;
 
+#[cfg(feature = "server")]
 mod budget;
+#[cfg(any(feature = "server", feature = "client"))]
 mod logged;
+#[cfg(feature = "server")]
 mod receive_context;
 /// The rules the macros check at compile time (crate `mcp-runtime-rules`), checked
 /// again here for handlers written by hand: `crate::rules::...`.
@@ -142,6 +189,7 @@ pub mod __private;
 ///     "no doc comment".into()
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::tool;
 
 /// Turns an `async fn` into a prompt: register it by name,
@@ -190,6 +238,7 @@ pub use mcp_runtime_macros::tool;
 ///     String::new()
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::prompt;
 
 /// Turns an `async fn` into a resource, `#[resource(uri = "...")]`, or a
@@ -249,6 +298,7 @@ pub use mcp_runtime_macros::prompt;
 ///     String::new()
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::resource;
 
 /// Makes an `impl` block a server's handlers: its `async fn(&self, ...)`
@@ -298,6 +348,7 @@ pub use mcp_runtime_macros::resource;
 /// # let _ = server;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::handlers;
 
 /// Completes arguments (`completion/complete`): `#[completion(prompt =
@@ -404,6 +455,7 @@ pub use mcp_runtime_macros::handlers;
 ///     vec![typed.to_owned()]
 /// }
 /// ```
+#[cfg(feature = "server")]
 pub use mcp_runtime_macros::completion;
 
 /// Derives [`form::ElicitForm`] for a struct with named fields: a flat
@@ -506,14 +558,21 @@ pub use schemars;
 pub mod prelude {
     pub use crate::form::{Answer, ElicitChoice, ElicitForm, UrlConsent};
     pub use crate::schema::{CallToolResult, InputRequest, McpError};
+    pub use crate::{ElicitChoice, ElicitForm};
+    pub use schemars::{self, JsonSchema};
+
+    // The server's side: what handlers take and return.
+    #[cfg(feature = "server")]
     pub use crate::server::Server;
+    #[cfg(feature = "server")]
     pub use crate::server::handler::{
         Ctx, Decision, Json, PromptError, Reply, ResourceBody, ResourceError, Resume, Shared,
         ToolError, Unanswered,
     };
+    #[cfg(feature = "server")]
     pub use crate::server::url_steps::{UrlAnswer, UrlStep};
-    pub use crate::{ElicitChoice, ElicitForm, completion, handlers, prompt, resource, tool};
-    pub use schemars::{self, JsonSchema};
+    #[cfg(feature = "server")]
+    pub use crate::{completion, handlers, prompt, resource, tool};
 }
 
 /// A boxed, `Send` future: what handler and hook methods return.

@@ -13,18 +13,25 @@
 //! verifier that cannot decide 503. The token's subject and client become
 //! the request's caller, which every `requestState` is bound to.
 
+#[cfg(feature = "auth")]
 mod answers;
 mod caller;
+#[cfg(feature = "auth")]
 mod fetch;
+#[cfg(feature = "auth")]
 mod introspection;
+#[cfg(feature = "auth")]
 mod jwt;
 mod resource;
 mod token;
 
 pub use caller::Caller;
+#[cfg(feature = "auth")]
 pub use introspection::IntrospectionVerifier;
+#[cfg(feature = "auth")]
 pub use jwt::{JwtAlgorithm, JwtVerifier};
 // Kept for one release, hidden: the defaults are stated on the setters.
+#[cfg(feature = "auth")]
 #[allow(deprecated)]
 pub use jwt::{DEFAULT_FETCH_TIMEOUT, DEFAULT_KEYS_MAX_AGE, DEFAULT_LEEWAY, MIN_REFETCH_INTERVAL};
 pub use resource::{AuthConfigError, Challenge, METADATA_PATH, ProtectedResource, scope_challenge};

@@ -184,6 +184,7 @@ impl ClientBuilder {
     /// Signs in with OAuth when the server asks (a 401 with
     /// `WWW-Authenticate`), in either era; ignored over stdio. See
     /// [`super::auth`].
+    #[cfg(feature = "auth")]
     pub fn oauth(mut self, oauth: super::auth::OAuth) -> Self {
         self.oauth = Some(oauth);
         self

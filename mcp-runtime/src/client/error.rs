@@ -16,6 +16,7 @@ pub enum ClientError {
     Protocol(ErrorObject),
     /// Signing in to the server failed (see [`super::auth`]); the error
     /// carries no token or secret.
+    #[cfg(feature = "auth")]
     Authorization(super::auth::AuthError),
     /// The server answered an HTTP request with a failure status and no
     /// JSON-RPC response (the start of the body is kept).
@@ -150,6 +151,7 @@ impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Transport(detail) => write!(f, "transport error: {detail}"),
+            #[cfg(feature = "auth")]
             Self::Authorization(error) => write!(f, "authorization failed: {error}"),
             Self::Protocol(error) => {
                 write!(f, "server error {}: {}", error.code, Shown(&error.message))
@@ -225,6 +227,7 @@ impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::TaskRequest { error, .. } => Some(error.as_ref()),
+            #[cfg(feature = "auth")]
             Self::Authorization(error) => Some(error),
             _ => None,
         }

@@ -88,7 +88,11 @@
 //! ```
 
 mod answering;
+#[cfg(feature = "auth")]
 pub mod auth;
+#[cfg(not(feature = "auth"))]
+#[path = "signed_out.rs"]
+mod auth;
 mod builder;
 mod call;
 mod era;

@@ -132,6 +132,7 @@ fn range_problem<T: PartialOrd + std::fmt::Display + Copy>(
 /// learns only that the server failed). Every way out of an ask goes
 /// through it: the `InputRequiredResult`, the bridge to a 2025-era client,
 /// and a task's questions.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) fn check_forms<'a>(
     requests: impl IntoIterator<Item = (&'a String, &'a InputRequest)>,
 ) -> Result<(), McpError> {

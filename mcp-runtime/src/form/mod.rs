@@ -19,6 +19,7 @@ mod url;
 
 pub use answer::{Answer, FormError};
 pub use bounds::FormBoundsError;
+#[cfg(feature = "server")]
 pub(crate) use bounds::check_forms;
 pub use decode::FormDecoder;
 pub use field::{ChoiceOption, DefaultValue, ElicitChoice, ElicitField, FieldOptions};

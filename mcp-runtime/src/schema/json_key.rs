@@ -41,6 +41,7 @@ impl<'de> Visitor<'de> for KeyVisitor {
 
 /// What to make of a JSON value that is an object; any other JSON value is
 /// kept as a tree.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) trait ReadObject<'de> {
     /// What is read.
     type Output;
@@ -53,6 +54,7 @@ pub(crate) trait ReadObject<'de> {
 }
 
 /// Reads a JSON value: an object as `R` says, anything else as a tree.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) struct ObjectOr<R>(pub(crate) R);
 
 impl<'de, R: ReadObject<'de>> DeserializeSeed<'de> for ObjectOr<R> {

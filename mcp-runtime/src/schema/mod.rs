@@ -35,7 +35,9 @@ pub use discover::*;
 pub use elicitation::*;
 pub use error::*;
 pub use input::*;
-pub(crate) use json_key::{JsonKey, ObjectOr, ReadObject};
+pub(crate) use json_key::JsonKey;
+#[cfg(feature = "server")]
+pub(crate) use json_key::{ObjectOr, ReadObject};
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use meta::*;

@@ -18,8 +18,11 @@
 //! HTTP its statuses, its sessions by id with their expiry, and resumable
 //! streams.
 
+#[cfg(feature = "http")]
 pub mod http;
+#[cfg(any(feature = "http", feature = "stdio"))]
 mod session;
+#[cfg(feature = "stdio")]
 pub mod stdio;
 
 pub use crate::receive_context::{HttpRequestHeaders, ReceiveContext, TransportKind};

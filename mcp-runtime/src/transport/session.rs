@@ -94,7 +94,7 @@ pub(crate) enum Step {
     /// A client's response (with this id) outside any session: nothing can
     /// await it. Never answered with a JSON-RPC error, which would read as
     /// the answer to the client's own request with that id.
-    Unsessioned(RequestId),
+    Unsessioned(#[cfg_attr(not(feature = "stdio"), allow(dead_code))] RequestId),
 }
 
 /// Why a request is refused as busy.
@@ -105,6 +105,8 @@ pub(crate) enum Busy {
     /// unread in front of that answer.
     Slots(usize),
     /// Every session of the endpoint is in use: a new one cannot be kept.
+    /// (Only HTTP keeps sessions by id.)
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Sessions,
     /// The server's memory budget is spent.
     Memory,
@@ -145,6 +147,7 @@ impl Driver {
     }
 
     /// The driver of an open `session` (an HTTP session).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn in_session(session: Session) -> Self {
         let driver = Self::new();
         *driver.lock_session() = Some(session);
@@ -155,6 +158,7 @@ impl Driver {
     /// arriving while they all run waits in [`Self::receive`] for one to
     /// finish, or is refused as [`Busy::Slots`] when some request waits for
     /// the client's answer. A slot is held until the [`Answer`] is dropped.
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) fn max_in_flight(mut self, max: usize) -> Self {
         let max = max.max(1);
         self.slots = Some(Slots {
@@ -222,6 +226,7 @@ impl Driver {
 
     /// Ends the peer's session, if one is open: its questions fail, its
     /// change stream ends. The requests in flight run on.
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) fn end(&self) {
         if let Some(session) = self.lock_session().take() {
             session.end();
@@ -418,11 +423,13 @@ pub(crate) struct Answer {
 
 impl Answer {
     /// The response.
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) fn response(&self) -> &Response {
         &self.response
     }
 
-    /// The response, the slot freed.
+    /// The response, the slot freed (over HTTP; stdio writes it in place).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn into_response(self) -> Response {
         self.response
     }

@@ -45,6 +45,7 @@ impl Request {
     /// What the request holds while it runs, estimated from above: its
     /// params as parsed, its arguments, what a retry carries, and a little
     /// for the rest (what it is charged to the memory budget).
+    #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
     pub(crate) fn held_bytes(&self) -> usize {
         const ENVELOPE: usize = 512;
         // A tool's arguments stay the text sent; any other method's are

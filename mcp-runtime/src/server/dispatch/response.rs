@@ -38,6 +38,7 @@ impl Response {
 
     /// The non-response of a request the client cancelled: a transport
     /// sends nothing for it ([`Self::is_cancelled`]).
+    #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
     pub(crate) fn cancelled(id: RequestId) -> Self {
         Self {
             id: Some(id),

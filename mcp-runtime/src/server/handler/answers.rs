@@ -26,6 +26,7 @@ pub(crate) struct RoundTrip {
 impl RoundTrip {
     /// What the members occupy, estimated from above: the answers' text
     /// and the tree they may be read into, and the echoed state.
+    #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
     pub(crate) fn kept_bytes(&self) -> usize {
         let answers = match &self.input_responses {
             None => 0,
