@@ -51,7 +51,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     if consumes_its_state(&core.gate, &data) {
-        return detached_round(Arc::clone(core), checked.into_owned(), data, run).await;
+        return round_to_its_end(Arc::clone(core), checked.into_owned(), data, run).await;
     }
     let answers = data.answers().map(RoundAnswers::tree);
     let target = checked.target().to_owned();
@@ -186,7 +186,7 @@ fn consumes_its_state(gate: &StateGate, data: &RequestData) -> bool {
 /// once. It runs in the request's own task; if the request is dropped
 /// before the round ends, the rest of the round moves to a task of its own
 /// ([`RunsToEnd`]).
-async fn detached_round<R: ResultMeta + Send + 'static>(
+async fn round_to_its_end<R: ResultMeta + Send + 'static>(
     core: Arc<Core>,
     checked: Checked<'static>,
     mut data: Box<RequestData>,
