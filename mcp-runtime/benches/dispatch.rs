@@ -3,6 +3,11 @@
 //! for a plain tool and for each round of a signed input-required flow, and
 //! of decoding an `ElicitForm` answer.
 //!
+//! The `stage` group splits the plain call into its stages (`parse`: the
+//! bytes to a `Request`; `handle`: the request to its `Response`, which the
+//! transport would write; `to_json`: that response to its text), so each
+//! stays measured on its own.
+//!
 //! `cargo bench -p mcp-runtime --bench dispatch`
 //!
 //! The ratio the [bench] and [house] issues track is
@@ -22,6 +27,9 @@ mod fixtures;
 use criterion::{Criterion, criterion_group, criterion_main};
 use fixtures::{accept, call, dispatch, result_of, server, state_of};
 use mcp_runtime::prelude::*;
+use mcp_runtime::server::{
+    Incoming, Notifier, ReceiveContext, Request, TransportKind, parse_message,
+};
 use serde_json::json;
 
 fn bench_dispatch(c: &mut Criterion) {
@@ -91,6 +99,38 @@ fn bench_dispatch(c: &mut Criterion) {
     group.finish();
 }
 
+// --- The stages of a plain call ----------------------------------------------------
+
+fn bench_stages(c: &mut Criterion) {
+    let server = server();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let plain = call("simple_text", json!({}));
+    let Ok(Incoming::Request(request)) = parse_message(&plain) else {
+        panic!("the plain call does not parse as a request");
+    };
+    let handle = |request: Request| {
+        runtime.block_on(server.handle_request(
+            request,
+            ReceiveContext::new(TransportKind::InProcess),
+            Notifier::disabled(),
+        ))
+    };
+    let response = handle(request.clone());
+    assert!(result_of(&response.to_json())["content"].is_array());
+
+    let mut group = c.benchmark_group("stage");
+    // The bytes read into a request (`_meta` and the arguments kept apart).
+    group.bench_function("parse", |b| b.iter(|| parse_message(black_box(&plain))));
+    // The request served: the era, the checks, the handler, the result
+    // finished (the clone of the request is part of the figure).
+    group.bench_function("handle", |b| b.iter(|| handle(black_box(&request).clone())));
+    // The response written as the JSON-RPC text the transport sends.
+    group.bench_function("to_json", |b| b.iter(|| black_box(&response).to_json()));
+    group.finish();
+}
+
 // --- Form answers ------------------------------------------------------------------
 
 /// A one-field confirmation (as the `test_input_required_result_request_state`
@@ -155,5 +195,5 @@ fn bench_forms(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_dispatch, bench_forms);
+criterion_group!(benches, bench_dispatch, bench_stages, bench_forms);
 criterion_main!(benches);
