@@ -308,25 +308,36 @@ impl ReplayGuard for RedisReplayGuard {
             .and_then(|bytes| std::str::from_utf8(bytes).ok())
             .unwrap_or_default()
             .to_owned();
+        let answered = !outcome.is_empty();
         let record = self.record(self.key(fingerprint), outcome);
         // The round's answer need not wait for its record: a duplicate that
         // comes first finds the round running and waits for the record.
-        // Written in the background, within a bound; past it, in line.
-        match Arc::clone(&self.background_records).try_acquire_owned() {
-            Ok(permit) => {
-                tokio::spawn(async move {
-                    if let Err(error) = record.await {
-                        tracing::warn!(
+        // Written in the background, within a bound; past it (or outside a
+        // Tokio runtime), in line.
+        let background = Arc::clone(&self.background_records)
+            .try_acquire_owned()
+            .ok()
+            .zip(tokio::runtime::Handle::try_current().ok());
+        match background {
+            Some((permit, runtime)) => {
+                runtime.spawn(async move {
+                    match record.await {
+                        Ok(false) if answered => tracing::warn!(
+                            "the answer of a consumed requestState was not recorded: its key \
+                             expired first; a duplicate retry will be refused"
+                        ),
+                        Ok(_) => {}
+                        Err(error) => tracing::warn!(
                             %error,
                             "could not record the answer of a consumed requestState: \
                              a duplicate retry will be refused or wait"
-                        );
+                        ),
                     }
                     drop(permit);
                 });
                 Box::pin(std::future::ready(Ok(true)))
             }
-            Err(_) => Box::pin(record),
+            None => Box::pin(record),
         }
     }
 }
