@@ -7,8 +7,11 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::keys::SigningKey;
-use super::{Binding, BindingRequest, Clock, KeyError, StateError, SystemClock, token};
+use super::{
+    Binding, BindingRequest, BoundArguments, Clock, KeyError, StateError, SystemClock, token,
+};
 use crate::receive_context::ReceiveContext;
+use crate::schema::JsonObject;
 
 /// The largest incoming state accepted: 16 KiB. Longer ones are refused
 /// before any decoding, and minting refuses to produce one.
@@ -54,10 +57,66 @@ type Policy = dyn Fn(&BindingRequest<'_>, &ReceiveContext) -> Binding + Send + S
 #[derive(Clone)]
 pub struct RequestStateSigner {
     config: Arc<Config>,
-    bound: Binding,
+    bound: Bound,
     /// The time a signer bound to one request reads instead of the clock,
-    /// so a request reads it once (see [`Self::bind_at`]).
+    /// so a request reads it once (see [`Self::bind_request`]).
     at: Option<u64>,
+}
+
+/// The binding a signer is bound to: computed, or computed when first
+/// needed.
+#[derive(Clone)]
+enum Bound {
+    Ready(Binding),
+    /// A request's binding under the default policy, computed the first
+    /// time the signer signs or verifies: most requests carry no state in
+    /// and hand none out, and never pay for the arguments' digest.
+    Later(Arc<Later>),
+}
+
+/// What [`RequestStateSigner::derive_binding`] reads of a request, kept
+/// until the binding is first needed.
+struct Later {
+    binding: OnceLock<Binding>,
+    subject: String,
+    method: String,
+    target: String,
+    arguments: LaterArguments,
+}
+
+enum LaterArguments {
+    Object(JsonObject),
+    Text(Box<str>),
+}
+
+impl Later {
+    fn binding(&self) -> &Binding {
+        self.binding.get_or_init(|| {
+            let arguments = match &self.arguments {
+                LaterArguments::Object(object) => BoundArguments::Object(object),
+                LaterArguments::Text(text) => BoundArguments::Text(text),
+            };
+            binding_of(&self.subject, &self.method, &self.target, arguments)
+        })
+    }
+}
+
+impl Bound {
+    fn get(&self) -> &Binding {
+        match self {
+            Self::Ready(binding) => binding,
+            Self::Later(later) => later.binding(),
+        }
+    }
+}
+
+/// The default policy's binding (see [`RequestStateSigner::derive_binding`]).
+fn binding_of(subject: &str, method: &str, target: &str, arguments: BoundArguments<'_>) -> Binding {
+    Binding::empty()
+        .with(subject)
+        .with(method)
+        .with(target)
+        .with(arguments.digest())
 }
 
 #[derive(Clone)]
@@ -140,7 +199,7 @@ impl RequestStateSigner {
                 clock: Arc::new(SystemClock),
                 policy: None,
             }),
-            bound: Binding::empty(),
+            bound: Bound::Ready(Binding::empty()),
             at: None,
         }
     }
@@ -216,11 +275,12 @@ impl RequestStateSigner {
     /// on unauthenticated endpoints), the method, the target, and the
     /// SHA-256 of the arguments in canonical JSON.
     pub fn derive_binding(request: &BindingRequest<'_>, receive: &ReceiveContext) -> Binding {
-        Binding::empty()
-            .with(receive.subject())
-            .with(request.method)
-            .with(request.target)
-            .with(request.arguments.digest())
+        binding_of(
+            receive.subject(),
+            request.method,
+            request.target,
+            request.arguments,
+        )
     }
 
     /// Applies the policy to a request.
@@ -235,26 +295,51 @@ impl RequestStateSigner {
     pub fn bind_to(&self, binding: Binding) -> Self {
         Self {
             config: Arc::clone(&self.config),
-            bound: binding,
+            bound: Bound::Ready(binding),
             at: None,
         }
     }
 
-    /// A signer bound to `binding` whose clock stands at `now` (Unix
-    /// seconds): what the server hands one request, so that the state it
-    /// verifies and the one it signs are timed from the request's arrival,
-    /// and the clock is read once.
-    pub(crate) fn bind_at(&self, binding: Binding, now: u64) -> Self {
+    /// A signer bound to `request` (under the policy) whose clock stands at
+    /// `now` (Unix seconds): what the server hands one request, so that the
+    /// state it verifies and the one it signs are timed from the request's
+    /// arrival, and the clock is read once.
+    ///
+    /// Under the default policy the binding waits until the signer first
+    /// signs or verifies (`now_needed` computes it at once): a request
+    /// that neither echoes a state nor hands one out does not digest its
+    /// arguments. A custom policy runs here.
+    pub(crate) fn bind_request(
+        &self,
+        request: &BindingRequest<'_>,
+        receive: &ReceiveContext,
+        now: u64,
+        now_needed: bool,
+    ) -> Self {
+        let bound = match &self.config.policy {
+            Some(policy) => Bound::Ready(policy(request, receive)),
+            None if now_needed => Bound::Ready(Self::derive_binding(request, receive)),
+            None => Bound::Later(Arc::new(Later {
+                binding: OnceLock::new(),
+                subject: receive.subject().to_owned(),
+                method: request.method.to_owned(),
+                target: request.target.to_owned(),
+                arguments: match request.arguments {
+                    BoundArguments::Object(object) => LaterArguments::Object(object.clone()),
+                    BoundArguments::Text(text) => LaterArguments::Text(text.into()),
+                },
+            })),
+        };
         Self {
             config: Arc::clone(&self.config),
-            bound: binding,
+            bound,
             at: Some(now),
         }
     }
 
     /// The binding this signer is bound to (empty unless [`Self::bind_to`]).
     pub fn binding(&self) -> &Binding {
-        &self.bound
+        self.bound.get()
     }
 
     /// The id of the key that signs.
@@ -270,7 +355,7 @@ impl RequestStateSigner {
 
     /// Mints a state carrying `payload` under the bound binding.
     pub fn sign(&self, payload: &[u8]) -> Result<String, StateError> {
-        self.sign_with_binding(payload, &self.bound)
+        self.sign_with_binding(payload, self.bound.get())
     }
 
     /// Mints a state carrying `value` as JSON under the bound binding.
@@ -303,7 +388,7 @@ impl RequestStateSigner {
 
     /// Verifies a state under the bound binding.
     pub fn verify(&self, state: &str) -> Result<VerifiedState, StateError> {
-        self.verify_with_binding(state, &self.bound)
+        self.verify_with_binding(state, self.bound.get())
     }
 
     /// Verifies a state under an explicit binding (overrides the bound one).
@@ -351,6 +436,18 @@ impl RequestStateSigner {
     /// signer a handler's context holds, the time its request arrived.
     pub fn now(&self) -> u64 {
         self.at.unwrap_or_else(|| self.config.clock.now())
+    }
+}
+
+impl fmt::Debug for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Ready(binding) => binding.fmt(f),
+            Self::Later(later) => match later.binding.get() {
+                Some(binding) => binding.fmt(f),
+                None => f.write_str("(computed when first needed)"),
+            },
+        }
     }
 }
 
@@ -418,5 +515,34 @@ mod tests {
             signer.verify(&token),
             Err(StateError::Expired { .. })
         ));
+    }
+
+    #[test]
+    fn a_binding_taken_when_first_needed_is_the_binding_taken_at_once() {
+        use crate::receive_context::TransportKind;
+        let receive = ReceiveContext::new(TransportKind::Http);
+        let arguments = r#"{"b": [1, 2], "a": "x"}"#;
+        let request = |arguments| BindingRequest {
+            method: "tools/call",
+            target: "deploy",
+            arguments: BoundArguments::Text(arguments),
+        };
+        let signer = signer();
+        let later = signer.bind_request(&request(arguments), &receive, 1_000, false);
+        let at_once = signer.bind_request(&request(arguments), &receive, 1_000, true);
+        assert!(matches!(later.bound, Bound::Later(_)));
+        assert!(matches!(at_once.bound, Bound::Ready(_)));
+        assert!(format!("{later:?}").contains("computed when first needed"));
+        // Each verifies what the other signed, and nothing bound elsewhere.
+        let token = later.sign(b"p").unwrap_or_else(|e| panic!("{e}"));
+        assert!(at_once.verify(&token).is_ok());
+        let token = at_once.sign(b"p").unwrap_or_else(|e| panic!("{e}"));
+        assert!(later.verify(&token).is_ok());
+        let other = signer.bind_request(&request(r#"{"a": "y"}"#), &receive, 1_000, false);
+        assert!(other.verify(&token).is_err());
+        assert_eq!(
+            later.binding(),
+            &RequestStateSigner::derive_binding(&request(arguments), &receive)
+        );
     }
 }

@@ -1,8 +1,9 @@
 //! Both ends of `requestState`, in one place: the state gate.
 //!
 //! [`StateGate::check`] binds the server's signer to the request (caller,
-//! method, target, arguments digest: computed here, once) and verifies the
-//! echoed state **before** the handler runs; [`StateGate::open_round`]
+//! method, target, arguments digest; the digest is taken only when a state
+//! is echoed or handed out) and verifies the echoed state **before** the
+//! handler runs; [`StateGate::open_round`]
 //! claims it with the replay guard, for a round whose answer the outcome
 //! record keeps for duplicates ([`outcomes`]), and [`StateGate::open`]
 //! checks and claims in one step. What passes is
@@ -125,8 +126,10 @@ impl StateGate {
     /// the handler raw ([`Ctx::request_state`]).
     ///
     /// What comes out keeps the method and the target, not the arguments:
-    /// their digest is in the bound signer, so the arguments can move on to
-    /// the handler whole, uncopied.
+    /// the bound signer holds their digest when a state was echoed, and
+    /// otherwise a copy of their text to digest if the handler hands out a
+    /// state (most calls do neither, and never digest), so the arguments
+    /// move on to the handler whole.
     ///
     /// [`Ctx::request_state`]: crate::server::handler::Ctx::request_state
     pub(crate) fn check<'t>(
@@ -305,7 +308,7 @@ impl StateGate {
         };
         // The request's time, read once: what the echoed state is checked
         // against and what the next one's lifetime counts from.
-        let bound = signer.bind_at(signer.bind_for(request, receive), signer.now());
+        let bound = signer.bind_request(request, receive, signer.now(), state.is_some());
         let verified = match state {
             Some(state) => Some(
                 bound
