@@ -25,7 +25,10 @@
 #                 starts on a free loopback port), each of those two with
 #                 -unrecorded (--no-outcome-record: no answer kept for
 #                 duplicates) and baseline (the conformance-server of an
-#                 earlier commit, built beside HEAD: see BASELINE_REV)
+#                 earlier commit, built beside HEAD: see BASELINE_REV),
+#                 also as baseline-single-use and the like (the baseline
+#                 with the flags of ours-single-use and the like, for an
+#                 A/B of a guard between two commits)
 #                 [ours baseline limit rmcp]
 #   BASELINE_REV  the commit the baseline cell is built from, in a worktree
 #                 under target/bench with a target directory of its own;
@@ -42,6 +45,8 @@
 #   SERVER_CPUS   [1]      LOADGEN_CPUS [0]
 #   LOADGEN_THREADS  load generator threads [1]
 #   OUT           the result lines [target/bench/results.tsv]
+#   OURS          the conformance-server to measure as ours
+#                 [target/release/conformance-server, built]
 #   SKIP_BUILD    1: use the binaries already built [0]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,7 +67,7 @@ LOADGEN_THREADS=${LOADGEN_THREADS:-1}
 OUT=${OUT:-target/bench/results.tsv}
 SKIP_BUILD=${SKIP_BUILD:-0}
 
-OURS=target/release/conformance-server
+OURS=${OURS:-target/release/conformance-server}
 LOADGEN=target/release/mcp-loadgen
 PEERS=bench/peers/target/release
 LOGS=target/bench/logs
@@ -77,7 +82,7 @@ if [[ "$SKIP_BUILD" != 1 ]]; then
 fi
 # The baseline: the conformance-server of $BASELINE_REV, built once in a
 # worktree of its own (kept between runs, rebuilt only when missing).
-if [[ " $SERVERS " == *" baseline "* && -z "${BASELINE:-}" ]]; then
+if [[ " $SERVERS " == *" baseline"* && -z "${BASELINE:-}" ]]; then
     rev=$(git rev-parse --short "$BASELINE_REV")
     tree=target/bench/baseline-$rev
     BASELINE=$tree/target/release/conformance-server
@@ -95,7 +100,7 @@ needed=("$LOADGEN")
 for server in $SERVERS; do
     case "$server" in
         ours*) needed+=("$OURS") ;;
-        baseline) needed+=("$BASELINE") ;;
+        baseline*) needed+=("$BASELINE") ;;
         limit) needed+=("$PEERS/limit-server") ;;
         rmcp) needed+=("$PEERS/rmcp-server") ;;
     esac
@@ -168,6 +173,7 @@ command_of() {
         ours-single-use-unrecorded) echo "$(command_of ours-single-use) --no-outcome-record" ;;
         ours-redis-unrecorded) echo "$(command_of ours-redis) --no-outcome-record" ;;
         baseline) echo "${BASELINE:?set BASELINE to a conformance-server binary} --listen 127.0.0.1:0 --state-key-hex $(printf '07%.0s' {1..32})" ;;
+        baseline-*) echo "$(command_of baseline) $(command_of "ours-${1#baseline-}" | cut -d" " -f6-)" ;;
         limit) echo "$PEERS/limit-server --listen 127.0.0.1:0" ;;
         rmcp) echo "$PEERS/rmcp-server --listen 127.0.0.1:0" ;;
         *) echo "unknown server $1" >&2; return 1 ;;
@@ -186,7 +192,7 @@ serves() {
 
 # A redis-server of our own for ours-redis, without persistence.
 redis_pid=""
-if [[ " $SERVERS " == *" ours-redis"* ]]; then
+if [[ " $SERVERS " == *"-redis"* ]]; then
     redis_bin=$(bash tests/fleet/ensure-redis.sh | tail -n1)
     REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     "$redis_bin" --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no >"$LOGS/redis.log" 2>&1 &
@@ -320,7 +326,7 @@ for round in $(seq "$ROUNDS"); do
                     continue
                 }
                 echo "$line" | tee -a "$OUT" >&2
-                [[ "$server" == ours-redis* ]] && redis_report "$server $label $concurrency"
+                [[ "$server" == *-redis* ]] && redis_report "$server $label $concurrency"
                 stop_server
             done
         done
