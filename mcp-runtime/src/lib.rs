@@ -6,7 +6,7 @@
 //!   (`use mcp_runtime::prelude::*;`).
 //! - [`server`]: building and running a server; [`server::handler`] is the
 //!   handler API for handlers written by hand; [`server::legacy`],
-//!   [`server::tasks`] (feature `tasks`) and [`server::url_steps`] are the
+//!   `server::tasks` (feature `tasks`) and [`server::url_steps`] are the
 //!   features a server turns on, each with its extension points (stores,
 //!   settings).
 //! - [`transport`]: stdio and streamable HTTP, and what writing another
@@ -32,7 +32,7 @@
 //! | `http` | yes | The server's streamable HTTP transport, `transport::http::HttpTransport` (axum, hyper; with `server`). |
 //! | `auth` | yes | OAuth. With `server`: the resource server's token verifiers, `auth::JwtVerifier` (jsonwebtoken) and `auth::IntrospectionVerifier` (RFC 7662, reqwest). With `client`: the client's sign-in, `client::auth` and `ClientBuilder::oauth`. |
 //! | `client` | yes | `client::Client` over streamable HTTP (reqwest) and stdio. |
-//! | `tasks` | yes | The tasks extension (`io.modelcontextprotocol/tasks`); no dependency of its own. With `server`: the task engine, [`server::tasks`] (stores, bounds, [`ServerBuilder::tasks`](server::ServerBuilder::tasks)), the `tasks/get`, `tasks/update` and `tasks/cancel` methods, task-augmented `tools/call` and watching tasks on `subscriptions/listen`. With `client`: `ClientBuilder::tasks`, `Call::start`, `TaskHandle` and `Started`. |
+//! | `tasks` | yes | The tasks extension (`io.modelcontextprotocol/tasks`); no dependency of its own. With `server`: the task engine, `server::tasks` (stores, bounds, `ServerBuilder::tasks`), the `tasks/get`, `tasks/update` and `tasks/cancel` methods, task-augmented `tools/call` and watching tasks on `subscriptions/listen`. With `client`: `ClientBuilder::tasks`, `Call::start`, `TaskHandle` and `Started`. |
 //! | `redis` | no | A `ReplayGuard` and URL steps on Redis, for fleets, and with `tasks` a task store (turns on `server`). |
 //!
 //! Always there: [`schema`], [`form`], the derives [`ElicitForm`] and
