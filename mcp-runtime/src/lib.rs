@@ -126,7 +126,9 @@ pub mod __private;
 /// schema of a `Json<T>` return, and the annotations `read_only`,
 /// `destructive`, `idempotent`, `open_world`. `title = "..."` gives it a
 /// display name, `scopes = ["..."]` the scopes a caller's token needs, and
-/// `task` (or `task = "required"`) lets (or makes) it run as a task.
+/// `task` (or `task = "required"`) lets (or makes) it run as a task (with
+/// the `tasks` feature; without it a `task` tool runs as any other, and
+/// `build()` refuses a `task = "required"` one).
 ///
 /// Parameters, in any order: one arguments type (`Deserialize` +
 /// `JsonSchema`), [`Ctx`](server::Ctx), [`Resume<S>`](server::Resume)

@@ -41,8 +41,6 @@ mod subscriptions;
 #[cfg(feature = "tasks")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
 pub mod tasks;
-#[cfg(all(test, not(feature = "tasks")))]
-mod tasks_off;
 pub mod url_steps;
 
 // Building and running a server.
