@@ -9,12 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-features=(server client stdio http auth redis)
+features=(server client stdio http auth redis tasks)
 sets=("--no-default-features")
 # Each feature with what it works with: the stdio server of bench/weight
-# (the smallest server), an HTTP server, a protected one, a client that
-# signs in.
-for pair in server,stdio server,http server,auth client,auth; do
+# (the smallest server, without tasks), an HTTP server, a protected one, a
+# client that signs in, and each side with its tasks.
+for pair in server,stdio server,http server,auth client,auth server,tasks client,tasks; do
     sets+=("--no-default-features --features $pair")
 done
 for feature in "${features[@]}"; do
@@ -30,7 +30,8 @@ done
 
 # A #[tool] server on `server` + `stdio` alone (bench/weight/ours): the code
 # the macros generate reaches the runtime through `__private` with no other
-# feature. A workspace of its own, built into this one's target directory.
+# feature (not `tasks` either). A workspace of its own, built into this
+# one's target directory.
 echo "features: server,stdio, a #[tool] server (bench/weight/ours)" >&2
 cargo clippy --quiet --manifest-path bench/weight/ours/Cargo.toml \
     --target-dir "${CARGO_TARGET_DIR:-$PWD/target}" -- -D warnings

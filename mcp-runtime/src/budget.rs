@@ -322,6 +322,7 @@ pub(crate) fn json_cost(value: &Value) -> usize {
 }
 
 /// What a parsed JSON object occupies, as [`json_cost`] counts it.
+#[cfg(feature = "tasks")]
 pub(crate) fn object_cost(object: &serde_json::Map<String, Value>) -> usize {
     const ENTRY: usize = 2 * (std::mem::size_of::<String>() + std::mem::size_of::<Value>());
     object

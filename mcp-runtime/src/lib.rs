@@ -6,8 +6,9 @@
 //!   (`use mcp_runtime::prelude::*;`).
 //! - [`server`]: building and running a server; [`server::handler`] is the
 //!   handler API for handlers written by hand; [`server::legacy`],
-//!   [`server::tasks`] and [`server::url_steps`] are the features a server
-//!   turns on, each with its extension points (stores, settings).
+//!   `server::tasks` (feature `tasks`) and [`server::url_steps`] are the
+//!   features a server turns on, each with its extension points (stores,
+//!   settings).
 //! - [`transport`]: stdio and streamable HTTP, and what writing another
 //!   transport takes.
 //! - [`auth`]: the server as an OAuth resource server; [`state`]: the
@@ -26,23 +27,32 @@
 //!
 //! | Feature | Default | What it brings |
 //! |---|---|---|
-//! | `server` | yes | [`server`] (the builder, the handler API, dispatch, tasks, URL steps, 2025-era sessions), [`state`] (the request-state signer, sealing included), [`auth`]'s [`Caller`](auth::Caller), [`ProtectedResource`](auth::ProtectedResource) and [`TokenVerifier`](auth::TokenVerifier), [`transport`]'s traits, the attributes [`tool`], [`prompt`], [`resource`], [`completion`], [`handlers`], and the server half of [`prelude`]. A server without a transport feature runs in process ([`Server::handle_request`](server::Server::handle_request)). |
+//! | `server` | yes | [`server`] (the builder, the handler API, dispatch, URL steps, 2025-era sessions), [`state`] (the request-state signer, sealing included), [`auth`]'s [`Caller`](auth::Caller), [`ProtectedResource`](auth::ProtectedResource) and [`TokenVerifier`](auth::TokenVerifier), [`transport`]'s traits, the attributes [`tool`], [`prompt`], [`resource`], [`completion`], [`handlers`], and the server half of [`prelude`]. A server without a transport feature runs in process ([`Server::handle_request`](server::Server::handle_request)). |
 //! | `stdio` | yes | The server's stdio transport, `transport::stdio` (with `server`). |
 //! | `http` | yes | The server's streamable HTTP transport, `transport::http::HttpTransport` (axum, hyper; with `server`). |
 //! | `auth` | yes | OAuth. With `server`: the resource server's token verifiers, `auth::JwtVerifier` (jsonwebtoken) and `auth::IntrospectionVerifier` (RFC 7662, reqwest). With `client`: the client's sign-in, `client::auth` and `ClientBuilder::oauth`. |
-//! | `client` | yes | `client::Client` over streamable HTTP (reqwest) and stdio, with its tasks. |
-//! | `redis` | no | A `ReplayGuard`, a task store and URL steps on Redis, for fleets (turns on `server`). |
+//! | `client` | yes | `client::Client` over streamable HTTP (reqwest) and stdio. |
+//! | `tasks` | yes | The tasks extension (`io.modelcontextprotocol/tasks`); no dependency of its own. With `server`: the task engine, `server::tasks` (stores, bounds, `ServerBuilder::tasks`), the `tasks/get`, `tasks/update` and `tasks/cancel` methods, task-augmented `tools/call` and watching tasks on `subscriptions/listen`. With `client`: `ClientBuilder::tasks`, `Call::start`, `TaskHandle` and `Started`. |
+//! | `redis` | no | A `ReplayGuard` and URL steps on Redis, for fleets, and with `tasks` a task store (turns on `server`). |
 //!
 //! Always there: [`schema`], [`form`], the derives [`ElicitForm`] and
 //! [`ElicitChoice`], [`schemars`] and [`BoxFuture`].
 //!
+//! Without `tasks`, the extension is absent, not half there: a server
+//! answers `tasks/*` with `-32601` as any unknown method (and no extension
+//! method may take their names), does not advertise the extension, answers
+//! a `tools/call` directly even when the client declares the extension (a
+//! tool marked `#[tool(task)]` runs as a plain tool), and leaves
+//! `notifications.taskIds` out of a listen stream's acknowledgement, as it
+//! does any part of the filter it cannot honour. `build()` refuses a tool
+//! that requires a task (`#[tool(task = "required")]`), which could answer
+//! nothing else than `-32021`. A client does not declare the extension,
+//! and takes a `CreateTaskResult` from a server as an unknown result type
+//! (`ClientError::UnknownResultType`). The wire types in [`schema`] and
+//! `TaskSupport` stay, so handler code compiles either way.
+//!
 //! Not separate features, on purpose:
 //!
-//! - **Tasks** come with `server` and with `client`: a task-augmented
-//!   `tools/call`, `subscriptions/listen` watching tasks and the `tasks/*`
-//!   methods are one request path with plain calls, and the client's task
-//!   handles ride on its calls. Gating them would put conditions through
-//!   that path, for no dependency saved (tasks use none of their own).
 //! - **Sealed request states** (ChaCha20-Poly1305,
 //!   `RequestStateSigner::sealed`) come with `server`: opening a token is
 //!   one function for both kinds, and the cipher is about ten of the 78
@@ -116,7 +126,9 @@ pub mod __private;
 /// schema of a `Json<T>` return, and the annotations `read_only`,
 /// `destructive`, `idempotent`, `open_world`. `title = "..."` gives it a
 /// display name, `scopes = ["..."]` the scopes a caller's token needs, and
-/// `task` (or `task = "required"`) lets (or makes) it run as a task.
+/// `task` (or `task = "required"`) lets (or makes) it run as a task (with
+/// the `tasks` feature; without it a `task` tool runs as any other, and
+/// `build()` refuses a `task = "required"` one).
 ///
 /// Parameters, in any order: one arguments type (`Deserialize` +
 /// `JsonSchema`), [`Ctx`](server::Ctx), [`Resume<S>`](server::Resume)

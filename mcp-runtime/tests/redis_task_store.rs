@@ -3,7 +3,7 @@
 //! `tests/fleet/ensure-redis.sh` installs Debian's redis-server when it is
 //! absent.
 
-#![cfg(feature = "redis")]
+#![cfg(all(feature = "redis", feature = "tasks"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::future::Future;

@@ -4,6 +4,7 @@
 //! here); questions asked before the task; failures; ownership, bounds and
 //! expiry; and `notifications/tasks` on a listen stream.
 
+#![cfg(feature = "tasks")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod support;

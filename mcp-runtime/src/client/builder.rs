@@ -139,6 +139,7 @@ pub struct ClientBuilder {
     headers: Vec<(String, String)>,
     on_notification: Option<NotificationHandler>,
     tap: Option<MessageTap>,
+    #[cfg(feature = "tasks")]
     pub(super) tasks: bool,
     oauth: Option<super::auth::OAuth>,
 }
@@ -154,6 +155,7 @@ impl ClientBuilder {
             headers: Vec::new(),
             on_notification: None,
             tap: None,
+            #[cfg(feature = "tasks")]
             tasks: false,
             oauth: None,
         }
@@ -259,7 +261,11 @@ impl ClientBuilder {
     /// server). [`Client::era`] and [`Client::server_capabilities`] tell
     /// what was negotiated.
     pub async fn connect(self) -> Result<Client, ClientError> {
+        #[cfg(feature = "tasks")]
         let capabilities = super::tasks::declared(self.handlers.capabilities(), self.tasks);
+        // Without the `tasks` feature the extension is never declared.
+        #[cfg(not(feature = "tasks"))]
+        let capabilities = self.handlers.capabilities();
         let handlers = self.handlers.clone();
         let (router, replies) =
             Router::new(self.handlers, self.on_notification, self.tap, &self.limits);

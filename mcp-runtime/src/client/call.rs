@@ -129,6 +129,7 @@ impl<'a, T> Call<'a, T> {
     }
 }
 
+#[cfg(feature = "tasks")]
 impl<'a, T> Call<'a, T> {
     /// What the call holds: its client, method, parameters (or why its
     /// arguments could not be encoded) and per-call handler.
@@ -139,6 +140,7 @@ impl<'a, T> Call<'a, T> {
 
 /// [`Call::into_parts`]: the client, the method, the parameters and the
 /// per-call handler.
+#[cfg(feature = "tasks")]
 pub(super) type CallParts<'a> = (
     &'a Client,
     &'static str,

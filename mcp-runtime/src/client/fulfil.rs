@@ -11,7 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::answering::{PerCall, answer_round, with_elicitation};
-use super::tasks::{self, Ended, Round, TASK_RESULT_TYPE};
+#[cfg(feature = "tasks")]
+use super::tasks::{self, TASK_RESULT_TYPE};
 use super::{Client, ClientBuilder, ClientError, capabilities_of, decode, result_type};
 use crate::BoxFuture;
 use crate::form::ElicitForm;
@@ -21,6 +22,25 @@ use crate::schema::{
     InputRequiredResult, InputResponses, JsonObject, ListRootsResult, ProgressToken, ResultType,
     input_methods,
 };
+
+/// One round of a request: a step of the ordinary kind, or (with the
+/// `tasks` feature) a task.
+pub(super) enum Round<T> {
+    /// A complete result or an `InputRequiredResult`.
+    Step(Step<T>),
+    /// The `CreateTaskResult`.
+    #[cfg(feature = "tasks")]
+    Task(Box<crate::schema::Task>),
+}
+
+/// How the rounds of a call before its task ended.
+pub(super) enum Ended<T> {
+    /// The server answered directly.
+    Complete(T),
+    /// The server created this task, after this many fulfilled rounds.
+    #[cfg(feature = "tasks")]
+    Task(Box<crate::schema::Task>, usize),
+}
 
 type Handler<P, R> = Arc<dyn Fn(P) -> BoxFuture<'static, R> + Send + Sync>;
 
@@ -320,6 +340,7 @@ impl Client {
             .await?
         {
             Round::Step(step) => Ok(step),
+            #[cfg(feature = "tasks")]
             Round::Task(_) => Err(ClientError::UnknownResultType(TASK_RESULT_TYPE.into())),
         }
     }
@@ -344,9 +365,16 @@ impl Client {
             ResultType::InputRequired => {
                 decode(result).map(|r| Round::Step(Step::InputRequired(r)))
             }
+            #[cfg(feature = "tasks")]
             ResultType::Other(kind) => {
                 tasks::created(method, kind, result, capabilities).map(Round::Task)
             }
+            // Without the `tasks` feature the client never declares the
+            // extension, so a `CreateTaskResult` (`resultType: "task"`) is
+            // a result type it does not know, as any other: a protocol
+            // error the caller gets, never a panic.
+            #[cfg(not(feature = "tasks"))]
+            ResultType::Other(kind) => Err(ClientError::UnknownResultType(kind)),
         }
     }
 
@@ -378,6 +406,7 @@ impl Client {
                 .await?
             {
                 Ended::Complete(result) => Ok(result),
+                #[cfg(feature = "tasks")]
                 Ended::Task(created, fulfilled) => {
                     tasks::settle(self, &created, per_call, &capabilities, fulfilled).await
                 }
@@ -390,6 +419,8 @@ impl Client {
 
     /// The rounds of a call until its result is complete or the server
     /// creates a task, with how many rounds were fulfilled before it.
+    // Without the `tasks` feature a round is always a step.
+    #[cfg_attr(not(feature = "tasks"), allow(clippy::infallible_destructuring_match))]
     pub(super) async fn until_task<T: DeserializeOwned>(
         &self,
         method: &str,
@@ -406,6 +437,7 @@ impl Client {
                 .await?
             {
                 Round::Step(step) => step,
+                #[cfg(feature = "tasks")]
                 Round::Task(created) => return Ok(Ended::Task(created, fulfilled)),
             };
             match step {

@@ -105,6 +105,7 @@ mod notifications;
 mod raw;
 mod redirect;
 mod subscriptions;
+#[cfg(feature = "tasks")]
 mod tasks;
 mod wire;
 
@@ -120,6 +121,8 @@ pub use fulfil::{Handlers, Retry, Step, form_answer};
 pub use lists::ListKind;
 pub use notifications::{Direction, ServerNotification};
 pub use subscriptions::Subscription;
+#[cfg(feature = "tasks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
 pub use tasks::{Started, TaskHandle};
 
 use std::collections::HashMap;

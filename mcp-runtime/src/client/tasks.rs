@@ -19,7 +19,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::answering::{PerCall, answer_round, with_elicitation};
-use super::{Call, Client, ClientBuilder, ClientError, Step};
+use super::fulfil::Ended;
+use super::{Call, Client, ClientBuilder, ClientError};
 use crate::schema::request_methods::TOOLS_CALL;
 use crate::schema::task_methods::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use crate::schema::{
@@ -46,22 +47,6 @@ pub(super) fn poll_delay(hint_ms: Option<u64>) -> Duration {
         Some(ms) => Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL),
         None => DEFAULT_POLL,
     }
-}
-
-/// One round of a request: a step of the ordinary kind, or a task.
-pub(super) enum Round<T> {
-    /// A complete result or an `InputRequiredResult`.
-    Step(Step<T>),
-    /// The `CreateTaskResult`.
-    Task(Box<Task>),
-}
-
-/// How the rounds of a call before its task ended.
-pub(super) enum Ended<T> {
-    /// The server answered directly.
-    Complete(T),
-    /// The server created this task, after this many fulfilled rounds.
-    Task(Box<Task>, usize),
 }
 
 /// `capabilities`, declaring the tasks extension when `tasks` is set.
@@ -415,6 +400,7 @@ impl ClientBuilder {
     /// }
     /// # Ok(()) }
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
     pub fn tasks(mut self) -> Self {
         self.tasks = true;
         self
@@ -443,6 +429,7 @@ impl<'a> Call<'a, CallToolResult> {
     /// # let _ = result;
     /// # Ok(()) }
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
     pub async fn start(self) -> Result<Started<'a>, ClientError> {
         let (client, method, params, answering) = self.into_parts();
         let params = params?;

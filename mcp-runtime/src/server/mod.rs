@@ -1,7 +1,8 @@
 //! The server: building one ([`Server::builder`], [`ServerBuilder`]) and
 //! running it (hand it to a transport, or call [`Server::handle_request`]).
 //! The handler API is in [`handler`]; the features a server turns on are
-//! [`legacy`] (2025-era clients), [`tasks`] and [`url_steps`].
+//! [`legacy`] (2025-era clients), `tasks` (with the `tasks` feature) and
+//! [`url_steps`].
 //!
 //! In the source, the rooms, each a folder whose module doc says what it holds and what
 //! it may use; arrows run down this list only:
@@ -14,7 +15,9 @@
 //! - `methods`: the core methods (`tools/call`, `prompts/get`,
 //!   `resources/read`, completion, extensions, discovery and the lists);
 //! - `subscriptions`: `subscriptions/listen`;
-//! - `tasks`: the tasks extension;
+//! - `tasks`: the tasks extension (with the `tasks` feature: without it
+//!   the room is not compiled, its methods are not in the table, and a
+//!   `tools/call` never becomes a task);
 //! - `round`: a handler run round by round, its outcome finished, and a
 //!   2025-era client's rounds bridged in process;
 //! - `handler`: the handler API ([`Ctx`], [`Reply`], [`Ask`], the
@@ -35,6 +38,8 @@ mod methods;
 mod notify;
 mod round;
 mod subscriptions;
+#[cfg(feature = "tasks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
 pub mod tasks;
 pub mod url_steps;
 
@@ -61,6 +66,23 @@ pub(crate) mod plumbing {
     pub use super::handler::plumbing::*;
 }
 
+#[cfg(feature = "tasks")]
+#[doc(hidden)]
+#[allow(deprecated)]
+pub use self::tasks::{
+    Allowance, DEFAULT_CANCEL_GRACE, DEFAULT_CREATION_WINDOW, DEFAULT_LEASE,
+    DEFAULT_MAX_ANONYMOUS_TASKS, DEFAULT_MAX_KEPT_ARGUMENTS_BYTES, DEFAULT_MAX_KEPT_META_BYTES,
+    DEFAULT_MAX_LIVE_PER_CALLER, DEFAULT_MAX_RUNNING, DEFAULT_MAX_TASKS_PER_ANONYMOUS_CLIENT,
+    DEFAULT_MAX_TASKS_PER_CALLER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_CAPACITY, DEFAULT_TASK_TTL,
+    InMemoryTaskStore, KeptState, Lease, MAX_WATCHED_TASKS, TaskRecord, TaskStore, TaskStoreError,
+    Tasks,
+};
+#[cfg(all(feature = "redis", feature = "tasks"))]
+#[doc(hidden)]
+pub use self::tasks::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore};
+#[cfg(feature = "redis")]
+#[doc(hidden)]
+pub use self::url_steps::{DEFAULT_URL_STEP_KEY_PREFIX, RedisUrlSteps};
 /// The paths these items had before the API was grouped by audience, kept
 /// compiling for one release; each has one documented home now.
 #[doc(hidden)]
@@ -78,22 +100,8 @@ pub use self::{
         MAX_SUBSCRIPTIONS, Session, UnknownResponse,
     },
     plumbing::*,
-    tasks::{
-        Allowance, DEFAULT_CANCEL_GRACE, DEFAULT_CREATION_WINDOW, DEFAULT_LEASE,
-        DEFAULT_MAX_ANONYMOUS_TASKS, DEFAULT_MAX_KEPT_ARGUMENTS_BYTES, DEFAULT_MAX_KEPT_META_BYTES,
-        DEFAULT_MAX_LIVE_PER_CALLER, DEFAULT_MAX_RUNNING, DEFAULT_MAX_TASKS_PER_ANONYMOUS_CLIENT,
-        DEFAULT_MAX_TASKS_PER_CALLER, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_CAPACITY,
-        DEFAULT_TASK_TTL, InMemoryTaskStore, KeptState, Lease, MAX_WATCHED_TASKS, TaskRecord,
-        TaskStore, TaskStoreError, Tasks,
-    },
     url_steps::{
         DEFAULT_URL_STEP_CAPACITY, DEFAULT_URL_STEP_TTL, InMemoryUrlSteps, UrlAnswer, UrlStep,
         UrlStepError, UrlStepStatus, UrlStepStore, UrlSteps,
     },
-};
-#[cfg(feature = "redis")]
-#[doc(hidden)]
-pub use self::{
-    tasks::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore},
-    url_steps::{DEFAULT_URL_STEP_KEY_PREFIX, RedisUrlSteps},
 };

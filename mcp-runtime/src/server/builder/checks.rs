@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::rules;
 use crate::schema::{JsonObject, Prompt, Resource, ResourceTemplate, Tool};
-use crate::server::handler::SharedValues;
 use crate::server::handler::plumbing::SharedNeed;
+use crate::server::handler::{SharedValues, TaskSupport};
 
 /// Checks a tool's description, the scopes it requires and the integers
 /// of its input schema.
@@ -173,6 +173,33 @@ fn scopes(who: &str, scopes: &[&str], problems: &mut Vec<String>) {
             "{who} requires the scope {scope:?}, which is not one scope: a scope is {}; \
              return each scope as a string of its own from `required_scopes()`",
             rules::SCOPE_RULE
+        ));
+    }
+}
+
+/// A problem when `who` must run as a task ([`TaskSupport::Required`]) and
+/// the crate is built without the `tasks` feature.
+///
+/// A build error rather than a compile error: `task_support` is a value a
+/// handler returns (written by hand or by `#[tool(task = "required")]`),
+/// and the macros, a crate of their own, cannot see this crate's features;
+/// refusing here covers both kinds of handler with one sentence that names
+/// the feature. Such a tool could only ever answer `-32021` (no client can
+/// declare an extension the server does not offer), so it is refused rather
+/// than served. A tool that *may* run as a task
+/// ([`TaskSupport::Optional`]) is served without the feature, answered
+/// directly as for a request that does not declare the extension.
+pub(super) fn task_support(
+    support: TaskSupport,
+    problems: &mut Vec<String>,
+    who: impl Fn() -> String,
+) {
+    if cfg!(not(feature = "tasks")) && support == TaskSupport::Required {
+        problems.push(format!(
+            "{} must run as a task (`TaskSupport::Required`, `#[tool(task = \"required\")]`), \
+             but mcp-runtime was built without its `tasks` feature; turn the feature on, or \
+             let the tool run without a task",
+            who()
         ));
     }
 }

@@ -31,6 +31,7 @@ use crate::server::legacy::{Bridge, LegacyClients};
 use crate::server::methods::{CachePolicy, Lists};
 use crate::server::notify::{ChangeNotifier, Closing};
 use crate::server::round::{Core, Finisher};
+#[cfg(feature = "tasks")]
 use crate::server::tasks::{TaskEngine, Tasks};
 use crate::server::url_steps::UrlSteps;
 use crate::state::{ReplayGuard, RequestStateSigner};
@@ -62,6 +63,7 @@ pub struct ServerBuilder {
     shared: SharedValues,
     legacy: LegacyClients,
     bridge: Bridge,
+    #[cfg(feature = "tasks")]
     tasks: Tasks,
     memory: MemoryLimits,
 }
@@ -86,6 +88,7 @@ impl ServerBuilder {
             shared: Default::default(),
             legacy: LegacyClients::default(),
             bridge: Bridge::default(),
+            #[cfg(feature = "tasks")]
             tasks: Tasks::default(),
             memory: MemoryLimits::default(),
         }
@@ -120,6 +123,8 @@ impl ServerBuilder {
     /// their records live in (one shared by every instance of a fleet,
     /// such as `RedisTaskStore`), and their times and bounds. Without it,
     /// records are kept in this process ([`InMemoryTaskStore`](super::InMemoryTaskStore)).
+    #[cfg(feature = "tasks")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
     pub fn tasks(mut self, tasks: Tasks) -> Self {
         self.tasks = tasks;
         self
@@ -281,6 +286,9 @@ impl ServerBuilder {
             // store, unsigned; every other round carries it signed.
             let needs_signer =
                 handler.needs_signer() && handler.task_support() != TaskSupport::Required;
+            checks::task_support(handler.task_support(), &mut problems, || {
+                format!("tool {:?}", tool.name)
+            });
             checks::missing_signer(has_signer, needs_signer, &mut problems, || {
                 format!("tool {:?}", tool.name)
             });
@@ -444,6 +452,7 @@ impl ServerBuilder {
         };
         // A store that keeps its records in this process charges them to
         // the server's memory budget.
+        #[cfg(feature = "tasks")]
         self.tasks.store.charge_to(&core.memory.budget);
         Ok(Server::from_registry(Registry {
             info: self.info,
@@ -455,6 +464,7 @@ impl ServerBuilder {
                 carried_limit: self.memory.max_carried_answer_bytes,
             }),
             lists,
+            #[cfg(feature = "tasks")]
             tasks: TaskEngine::new(self.tasks),
             legacy: self.legacy,
             closing: Closing::new(),

@@ -35,6 +35,8 @@ mod log;
 mod registry;
 mod response;
 mod table;
+#[cfg(all(test, not(feature = "tasks")))]
+mod tasks_off;
 
 pub use incoming::{Incoming, Request, parse_message};
 pub(crate) use registry::Registry;

@@ -9,6 +9,7 @@ use crate::server::legacy::LegacyClients;
 use crate::server::methods::Lists;
 use crate::server::notify::Closing;
 use crate::server::round::Core;
+#[cfg(feature = "tasks")]
 use crate::server::tasks::TaskEngine;
 
 /// Everything a built server holds.
@@ -22,7 +23,9 @@ pub(crate) struct Registry {
     /// Discovery and the rendered lists.
     pub(crate) lists: Lists,
     /// Tasks (the tasks extension): their store, bounds and the rounds
-    /// running here.
+    /// running here. Without the `tasks` feature, no engine: no tool runs
+    /// as a task and the `tasks/*` methods are not in the table.
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: Arc<TaskEngine>,
     /// How 2025-era clients are served.
     pub(crate) legacy: LegacyClients,

@@ -24,7 +24,9 @@ use crate::schema::task_methods::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use crate::server::handler::{Asked, MethodHandler, Offer};
 use crate::server::round::Call;
 use crate::server::subscriptions::{self, Sources};
-use crate::server::{legacy, methods, tasks};
+#[cfg(feature = "tasks")]
+use crate::server::tasks;
+use crate::server::{legacy, methods};
 
 /// The table. Order does not matter; names are unique (a test checks).
 const METHODS: &[Method] = &[
@@ -48,10 +50,16 @@ const METHODS: &[Method] = &[
         complete,
     ),
     Method::serve(SUBSCRIPTIONS_LISTEN, Eras::Modern, Offer::Always, listen),
-    // The tasks extension (SEP-2663). Its removed `tasks/result` and
-    // `tasks/list` are in no table: -32601, like any unknown method.
+    // The tasks extension (SEP-2663), with the `tasks` feature: without
+    // it these rows are not here, and `tasks/*` is -32601 like any
+    // unknown method (so `ServerBuilder::method` may not take the names
+    // either way: see `TASK_METHODS`). Its removed `tasks/result` and
+    // `tasks/list` are in no table.
+    #[cfg(feature = "tasks")]
     Method::serve(TASKS_GET, Eras::Modern, Offer::Tasks, tasks_get),
+    #[cfg(feature = "tasks")]
     Method::serve(TASKS_UPDATE, Eras::Modern, Offer::Tasks, tasks_update),
+    #[cfg(feature = "tasks")]
     Method::serve(TASKS_CANCEL, Eras::Modern, Offer::Tasks, tasks_cancel),
     // The 2025 era's methods that 2026-07-28 removed: a 2026-07-28 request
     // naming one gets -32601 (HTTP 404). `initialize` opens a session, so
@@ -88,7 +96,12 @@ fn tools_list(r: &Registry, call: Call) -> Served<'_> {
 }
 
 fn tools_call(r: &Registry, call: Call) -> Served<'_> {
-    Box::pin(methods::call_tool(&r.core, &r.tasks, call))
+    Box::pin(methods::call_tool(
+        &r.core,
+        #[cfg(feature = "tasks")]
+        &r.tasks,
+        call,
+    ))
 }
 
 fn prompts_list(r: &Registry, call: Call) -> Served<'_> {
@@ -119,19 +132,23 @@ fn listen(r: &Registry, call: Call) -> Served<'_> {
     let sources = Sources {
         changes: &r.services.changes,
         closing: &r.closing,
+        #[cfg(feature = "tasks")]
         tasks: &r.tasks,
     };
     Box::pin(subscriptions::listen(&r.core, sources, call))
 }
 
+#[cfg(feature = "tasks")]
 fn tasks_get(r: &Registry, call: Call) -> Served<'_> {
     Box::pin(tasks::get(&r.core, &r.tasks, call))
 }
 
+#[cfg(feature = "tasks")]
 fn tasks_update(r: &Registry, call: Call) -> Served<'_> {
     Box::pin(tasks::update(&r.core, &r.tasks, call))
 }
 
+#[cfg(feature = "tasks")]
 fn tasks_cancel(r: &Registry, call: Call) -> Served<'_> {
     Box::pin(tasks::cancel(&r.core, &r.tasks, call))
 }
@@ -250,10 +267,15 @@ pub(crate) fn route(registry: &Registry, method: &str, asked: Asked) -> Result<R
     }
 }
 
-/// Whether `method` is in the table (of either era): an extension may not
-/// take its name.
+/// The tasks extension's methods. Reserved with or without the `tasks`
+/// feature: without it they are answered -32601, never by an extension
+/// method of the same name.
+const TASK_METHODS: &[&str] = &[TASKS_GET, TASKS_UPDATE, TASKS_CANCEL];
+
+/// Whether `method` is in the table (of either era), or is one of the
+/// tasks extension's: an extension may not take its name.
 pub(crate) fn is_reserved(method: &str) -> bool {
-    METHODS.iter().any(|row| row.name == method)
+    METHODS.iter().any(|row| row.name == method) || TASK_METHODS.contains(&method)
 }
 
 fn not_found(method: &str) -> McpError {
@@ -291,7 +313,15 @@ mod tests {
 
     #[test]
     fn removed_methods_are_reserved() {
-        for method in [INITIALIZE, PING, LOGGING_SET_LEVEL, TOOLS_CALL] {
+        for method in [
+            INITIALIZE,
+            PING,
+            LOGGING_SET_LEVEL,
+            TOOLS_CALL,
+            TASKS_GET,
+            TASKS_UPDATE,
+            TASKS_CANCEL,
+        ] {
             assert!(is_reserved(method), "{method}");
         }
         assert!(!is_reserved("io.example/frobnicate"));

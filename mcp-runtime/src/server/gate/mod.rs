@@ -85,6 +85,7 @@ pub(crate) enum Opened {
     Replayed(Result<String, McpError>),
 }
 
+#[cfg(feature = "tasks")]
 /// A state the server kept itself (a task's record): a token it signed,
 /// verified again like an echoed one, or the payload, trusted as it is.
 pub(crate) enum Kept<'a> {
@@ -156,6 +157,7 @@ impl StateGate {
 
     /// [`Self::check`], then the claim of [`Self::claim`]: for a request
     /// whose answer is not recorded.
+    #[cfg(feature = "tasks")]
     pub(crate) async fn open(
         &self,
         request: BindingRequest<'_>,
@@ -277,6 +279,7 @@ impl StateGate {
     /// (`None`: none), under the binding of the call that made the task. A
     /// kept token is verified and claimed like an echoed one; a kept
     /// payload never left the server and is taken as it is.
+    #[cfg(feature = "tasks")]
     pub(crate) async fn open_kept(
         &self,
         request: BindingRequest<'_>,

@@ -45,6 +45,7 @@ impl ToolArguments {
 
     /// Arguments the server kept as text (a task's): `-32603` when the text
     /// is not a JSON object, which only a corrupted store could hold.
+    #[cfg(feature = "tasks")]
     pub(crate) fn from_kept(text: String) -> Result<Self, McpError> {
         let json = RawValue::from_string(text)
             .map_err(|e| McpError::internal(format!("kept arguments do not parse: {e}")))?;

@@ -101,7 +101,8 @@ pub(crate) enum Offer {
     Resources,
     /// A completion handler.
     Completions,
-    /// A tool that may run as a task (the tasks extension).
+    /// A tool that may run as a task (the tasks extension); never without
+    /// the `tasks` feature.
     Tasks,
     /// A 2025-era session (its log level is the session's).
     Session,
@@ -131,10 +132,15 @@ impl Catalog {
             Offer::Prompts => !self.prompts.is_empty(),
             Offer::Resources => self.has_resources(),
             Offer::Completions => self.completion.is_some() || !self.completers.is_empty(),
-            Offer::Tasks => self
-                .tools
-                .values()
-                .any(|(_, handler)| handler.task_support() != TaskSupport::Forbidden),
+            // Without the `tasks` feature a tool that may run as a task is
+            // served as any other: nothing offers the extension.
+            Offer::Tasks => {
+                cfg!(feature = "tasks")
+                    && self
+                        .tools
+                        .values()
+                        .any(|(_, handler)| handler.task_support() != TaskSupport::Forbidden)
+            }
             Offer::Session => session,
             Offer::Subscriptions => session && self.has_resources(),
         }

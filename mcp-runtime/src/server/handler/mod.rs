@@ -44,7 +44,9 @@ pub(crate) use inline::settle;
 pub use inline::{Decision, FromAnswer, Heard, Unanswered};
 pub use refusal::{PromptError, ResourceError};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Reply, ToolError};
-pub(crate) use request::{RequestData, Services, TaskLink};
+#[cfg(feature = "tasks")]
+pub(crate) use request::TaskLink;
+pub(crate) use request::{RequestData, Services};
 pub use resource_body::ResourceBody;
 pub use traits::{
     CompletionHandler, MethodHandler, Outcome, PromptHandler, ResourceHandler,

@@ -156,6 +156,7 @@ impl RequestData {
 
     /// This request as a round of a task: linked to it, and with no stream
     /// (progress and log messages have nowhere to go in a task).
+    #[cfg(feature = "tasks")]
     pub(crate) fn in_task(mut self: Box<Self>, task: TaskLink) -> Box<Self> {
         self.task = Some(task);
         self.notifier = Notifier::disabled();
@@ -165,6 +166,7 @@ impl RequestData {
     /// A later round of a task, run for the `tasks/update` request `self`:
     /// under the `_meta` of the call that made the task, with the round's
     /// answers, as a `tools/call`.
+    #[cfg(feature = "tasks")]
     pub(crate) fn task_round(
         mut self: Box<Self>,
         meta: RequestMeta,

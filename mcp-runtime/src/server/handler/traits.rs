@@ -60,7 +60,10 @@ pub trait ToolHandler: Send + Sync + 'static {
 
     /// Whether the tool may or must run as a task for a request that
     /// declares the tasks extension (`#[tool(task)]`,
-    /// `#[tool(task = "required")]`); never, by default.
+    /// `#[tool(task = "required")]`); never, by default. Without the
+    /// `tasks` feature, `Optional` is served as `Forbidden` and
+    /// [`ServerBuilder::build`](crate::server::ServerBuilder::build) refuses
+    /// `Required`.
     fn task_support(&self) -> TaskSupport {
         TaskSupport::Forbidden
     }
@@ -264,7 +267,8 @@ pub trait MethodHandler: Send + Sync + 'static {
 }
 
 /// Whether a tool runs as a task for a request that declares the tasks
-/// extension. Requests that do not declare it never get a task.
+/// extension. Requests that do not declare it never get a task, nor does
+/// any request to a server built without the `tasks` feature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TaskSupport {
     /// Never a task (the default).

@@ -2,7 +2,8 @@
 //! `prompts/get` and `resources/read` may ask for input: each takes the
 //! round's answers and echoed state, finds its handler, binds the request
 //! for the state gate and runs the handler through [`rounds`]; a
-//! `tools/call` of a task tool goes to the `tasks` room instead.
+//! `tools/call` of a task tool goes to the `tasks` room instead (with the
+//! `tasks` feature; without it every call is answered here).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,17 +14,18 @@ use super::headers;
 use crate::receive_context::ReceiveContext;
 use crate::schema::request_methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::schema::{CompleteRequestParams, CompleteResult, JsonObject, McpError};
-use crate::server::handler::{
-    Asked, Ctx, MethodHandler, Offer, Outcome, TaskSupport, ToolArguments,
-};
+#[cfg(feature = "tasks")]
+use crate::server::handler::TaskSupport;
+use crate::server::handler::{Asked, Ctx, MethodHandler, Offer, Outcome, ToolArguments};
 use crate::server::round::{Call, Core, RunInput, Shape, rounds};
+#[cfg(feature = "tasks")]
 use crate::server::tasks::{self, TaskEngine};
 use crate::state::BoundArguments;
 
 /// `tools/call`.
 pub(crate) async fn call_tool(
     core: &Arc<Core>,
-    engine: &Arc<TaskEngine>,
+    #[cfg(feature = "tasks")] engine: &Arc<TaskEngine>,
     call: Call,
 ) -> Result<String, McpError> {
     let Call {
@@ -47,30 +49,37 @@ pub(crate) async fn call_tool(
     }
     // The tasks extension: a request that declares it, to a tool that
     // may run as a task, takes the task path; one that does not gets
-    // -32021 from a tool that must.
-    let support = handler.task_support();
-    if support != TaskSupport::Forbidden {
-        if tasks::declares_tasks(&data.meta().client_capabilities) && !data.is_legacy() {
-            let checked = core
-                .gate
-                .check(
-                    TOOLS_CALL,
-                    &name,
-                    BoundArguments::Text(arguments.json()),
-                    data.receive(),
-                    data.request_state(),
-                )?
-                .into_owned();
-            let call = tasks::TaskCall {
-                name: name.clone(),
-                arguments,
-                handler: Arc::clone(handler),
-                support,
-            };
-            return tasks::call_tool(core, engine, call, checked, data).await;
-        }
-        if support == TaskSupport::Required {
-            return Err(tasks::tasks_required());
+    // -32021 from a tool that must. Without the `tasks` feature no tool
+    // must (`build()` refuses one) and the server does not offer the
+    // extension: a request that declares it anyway (the client can take a
+    // task; it does not demand one) is answered directly, as a task tool
+    // answers a request that does not declare it.
+    #[cfg(feature = "tasks")]
+    {
+        let support = handler.task_support();
+        if support != TaskSupport::Forbidden {
+            if tasks::declares_tasks(&data.meta().client_capabilities) && !data.is_legacy() {
+                let checked = core
+                    .gate
+                    .check(
+                        TOOLS_CALL,
+                        &name,
+                        BoundArguments::Text(arguments.json()),
+                        data.receive(),
+                        data.request_state(),
+                    )?
+                    .into_owned();
+                let call = tasks::TaskCall {
+                    name: name.clone(),
+                    arguments,
+                    handler: Arc::clone(handler),
+                    support,
+                };
+                return tasks::call_tool(core, engine, call, checked, data).await;
+            }
+            if support == TaskSupport::Required {
+                return Err(tasks::tasks_required());
+            }
         }
     }
     // The binding digests the arguments from their text: no tree.

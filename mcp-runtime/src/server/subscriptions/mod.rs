@@ -1,10 +1,20 @@
 //! `subscriptions/listen`: a long-lived request whose response stream
 //! carries the change notifications the client opted into: list changes
 //! and resource updates as the server announces them (`notify`), and the
-//! tasks it asked to watch (`tasks`).
+//! tasks it asked to watch (`tasks`, with the `tasks` feature; without it
+//! a stream watches none, and its acknowledgement says so).
 //!
 //! It uses `tasks`, `round` (to finish its closing result), `handler` (what
 //! the server offers) and `notify`; the dispatch room calls it.
+
+#[cfg(not(feature = "tasks"))]
+mod watch_none;
+#[cfg(feature = "tasks")]
+mod watch_tasks;
+#[cfg(not(feature = "tasks"))]
+use watch_none as watching;
+#[cfg(feature = "tasks")]
+use watch_tasks as watching;
 
 use std::collections::HashSet;
 
@@ -15,11 +25,13 @@ use crate::budget::{Held, Memory, string_cost};
 use crate::schema::{
     McpError, NotificationParams, ResourceUpdatedNotificationParams, SubscriptionFilter,
     SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenResult, notification_methods,
+    task_methods,
 };
 use crate::server::handler::{Catalog, Ctx};
 use crate::server::notify::{Change, ChangeNotifier, Closing};
 use crate::server::round::{Call, Core, serialise};
-use crate::server::tasks::{self, TaskEngine};
+#[cfg(feature = "tasks")]
+use crate::server::tasks::TaskEngine;
 
 /// The part of the filter this server can honour.
 fn honoured(catalog: &Catalog, asked: &SubscriptionFilter) -> SubscriptionFilter {
@@ -34,7 +46,7 @@ fn honoured(catalog: &Catalog, asked: &SubscriptionFilter) -> SubscriptionFilter
             .resource_subscriptions
             .clone()
             .filter(|uris| has_resources && !uris.is_empty()),
-        // Settled by `tasks::watched`, which needs the store.
+        // Settled by `watching::watch`, which needs the store.
         task_ids: None,
     }
 }
@@ -64,6 +76,7 @@ fn carries(
 
 /// The most task ids a `subscriptions/listen` request may name: each is
 /// looked up in the task store before the stream is acknowledged.
+#[cfg(feature = "tasks")]
 const MAX_NAMED_TASKS: usize = 1024;
 
 /// The resource URIs a stream watches, checked against the limits (their
@@ -105,6 +118,7 @@ async fn closed(closing: &mut watch::Receiver<bool>) {
 pub(crate) struct Sources<'a> {
     pub(crate) changes: &'a ChangeNotifier,
     pub(crate) closing: &'a Closing,
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: &'a TaskEngine,
 }
 
@@ -147,18 +161,7 @@ async fn stream(
     let mut filter = honoured(&core.catalog, &asked);
     // The URIs are kept for the stream's life: bounded, and charged.
     let (uris, _held) = watched_uris(&filter, &core.memory)?;
-    let mut watched = match asked.task_ids.as_deref() {
-        Some(ids) if ids.len() > MAX_NAMED_TASKS => {
-            return Err(McpError::invalid_params(format!(
-                "notifications.taskIds names {} tasks; a stream may name at most \
-                 {MAX_NAMED_TASKS} (and watches at most {})",
-                ids.len(),
-                tasks::MAX_WATCHED_TASKS
-            )));
-        }
-        Some(ids) if !ids.is_empty() => tasks::watch(sources.tasks, ctx.data(), ids).await?,
-        _ => tasks::Watched::default(),
-    };
+    let mut watched = watching::watch(&sources, ctx.data(), asked.task_ids.as_deref()).await?;
     drop(asked);
     filter.task_ids = watched.ids();
     // Subscribe before acknowledging, so no change after the ack is missed.
@@ -203,10 +206,10 @@ async fn stream(
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             () = watched.next_poll() => {
-                for task in watched.poll(sources.tasks).await {
+                for task in watched.poll().await {
                     let mut params = task;
                     params.meta = tag.meta.clone();
-                    if !out.send(tasks::NOTIFICATION, params).await {
+                    if !out.send(task_methods::NOTIFICATION, params).await {
                         return Ok(SubscriptionsListenResult::new(id));
                     }
                 }

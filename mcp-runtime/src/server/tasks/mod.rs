@@ -37,9 +37,6 @@ pub use redis::{DEFAULT_TASK_KEY_PREFIX, RedisTaskStore};
 pub(crate) use start::{TaskCall, call_tool};
 pub use store::{Allowance, DEFAULT_TASK_CAPACITY, InMemoryTaskStore, TaskStore, TaskStoreError};
 
-/// The notification a task's change goes out as on a listen stream.
-pub(crate) const NOTIFICATION: &str = crate::schema::task_methods::NOTIFICATION;
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
