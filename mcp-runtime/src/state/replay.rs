@@ -553,7 +553,10 @@ mod tests {
         let answer = [7u8; 1000];
         // Two chunks' worth (each holds 131 answers of 1000 bytes).
         let places: Vec<Place> = (0..200)
-            .map(|_| slab.put(&answer, 1 << 20).unwrap_or_else(|| panic!("no room")))
+            .map(|_| {
+                slab.put(&answer, 1 << 20)
+                    .unwrap_or_else(|| panic!("no room"))
+            })
             .collect();
         assert_eq!(slab.chunks.len(), 2);
         assert_eq!(slab.held, 2 * CHUNK_BYTES);
@@ -570,7 +573,9 @@ mod tests {
         // Within the budget only; an answer larger than a chunk gets its own.
         assert_eq!(slab.put(&answer, 999), None);
         let large = vec![1u8; CHUNK_BYTES + 1];
-        let place = slab.put(&large, 1 << 20).unwrap_or_else(|| panic!("no room"));
+        let place = slab
+            .put(&large, 1 << 20)
+            .unwrap_or_else(|| panic!("no room"));
         assert_eq!(slab.get(place), &large[..]);
         assert_eq!(slab.held, CHUNK_BYTES + 1);
     }

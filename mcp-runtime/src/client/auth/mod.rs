@@ -114,6 +114,10 @@ impl OAuth {
     /// Signs in as a machine with the client credentials grant,
     /// authenticated by a JWT signed with `key_pem` (`private_key_jwt`,
     /// RFC 7523); `algorithm` is `ES256`, `ES384`, `RS256`, `EdDSA`...
+    ///
+    /// Prefer an EC (`ES256`) or Ed25519 (`EdDSA`) key: RSA signing goes
+    /// through the `rsa` crate, whose private-key operations are not
+    /// constant time (RUSTSEC-2023-0071, no fixed version yet).
     pub fn private_key_jwt(
         client_id: impl Into<String>,
         key_pem: &str,
