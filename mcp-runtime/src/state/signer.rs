@@ -306,7 +306,7 @@ impl RequestStateSigner {
     /// arrival, and the clock is read once.
     ///
     /// Under the default policy the binding waits until the signer first
-    /// signs or verifies (`now_needed` computes it at once): a request
+    /// signs or verifies (`needed_at_once` computes it here): a request
     /// that neither echoes a state nor hands one out does not digest its
     /// arguments. A custom policy runs here.
     pub(crate) fn bind_request(
@@ -314,11 +314,11 @@ impl RequestStateSigner {
         request: &BindingRequest<'_>,
         receive: &ReceiveContext,
         now: u64,
-        now_needed: bool,
+        needed_at_once: bool,
     ) -> Self {
         let bound = match &self.config.policy {
             Some(policy) => Bound::Ready(policy(request, receive)),
-            None if now_needed => Bound::Ready(Self::derive_binding(request, receive)),
+            None if needed_at_once => Bound::Ready(Self::derive_binding(request, receive)),
             None => Bound::Later(Arc::new(Later {
                 binding: OnceLock::new(),
                 subject: receive.subject().to_owned(),
