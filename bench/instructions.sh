@@ -35,7 +35,10 @@ trap 'rm -rf "$OUT"' EXIT
 
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    cargo build --release -q -p mcp-examples --bin conformance-server -p mcp-loadgen
+    # Two commands: `--bin` would filter both packages, and mcp-loadgen's
+    # binary would not be built.
+    cargo build --release -q -p mcp-examples --bin conformance-server
+    cargo build --release -q -p mcp-loadgen
 fi
 if [[ " $SERVERS " == *" baseline "* && -z "${BASELINE:-}" ]]; then
     rev=${BASELINE_REV:-a1014b7}
