@@ -75,7 +75,8 @@ pub(crate) async fn call_tool(
                     handler: Arc::clone(handler),
                     support,
                 };
-                return tasks::call_tool(core, engine, call, checked, data).await;
+                // Boxed: a plain call's future does not carry the task path's.
+                return Box::pin(tasks::call_tool(core, engine, call, checked, data)).await;
             }
             if support == TaskSupport::Required {
                 return Err(tasks::tasks_required());

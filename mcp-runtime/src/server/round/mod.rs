@@ -54,7 +54,8 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
         return round_to_its_end(Arc::clone(core), checked.into_owned(), data, run).await;
     }
     let answers = data.answers().map(RoundAnswers::tree);
-    let target = checked.target().to_owned();
+    // Named in the log of a 2025-era round the bridge cannot go on with.
+    let target = data.is_legacy().then(|| checked.target().to_owned());
     let opened = core.gate.open_round(checked, answers).await?;
     let mut ticket = match opened {
         Opened::Run(verified, ticket) => {
@@ -85,13 +86,14 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
             }
         };
         round += 1;
-        data = match next_round(core, ask, &request, round).await {
+        // Boxed: a 2026-07-28 request's future does not carry the bridge's.
+        data = match Box::pin(next_round(core, ask, &request, round)).await {
             Ok(next) => Box::new(next),
             Err(Stop::Fault(error)) => return Err(error),
             Err(Stop::Stuck(why)) => {
                 tracing::info!(
                     method = %request.method(),
-                    target = %Wire(&target),
+                    target = %Wire(target.as_deref().unwrap_or_default()),
                     why = %Wire(&why),
                     "a 2025-era request needing input could not be bridged"
                 );

@@ -139,7 +139,16 @@ pub(super) async fn post(
         .as_ref()
         .map(|p| Arc::clone(&p.resource));
     if !accepts_sse {
-        let response = handle(endpoint, admitted, open, receive, Notifier::disabled()).await;
+        // Boxed, as on the event stream's path below: `post`'s own future,
+        // which axum boxes for every request, does not carry the handler's.
+        let response = Box::pin(handle(
+            endpoint,
+            admitted,
+            open,
+            receive,
+            Notifier::disabled(),
+        ))
+        .await;
         return json_response(&response);
     }
 
