@@ -384,16 +384,7 @@ impl Admitted {
             held,
         } = self;
         let id = request.id.clone();
-        let handling = async move {
-            match session {
-                Some(session) => {
-                    server
-                        .handle_session_request(request, receive, session, notifier)
-                        .await
-                }
-                None => server.handle_request(request, receive, notifier).await,
-            }
-        };
+        let handling = server.handle(request, receive, session, notifier);
         let response = match Abortable::new(handling, registration).await {
             Ok(response) => response,
             Err(Aborted) => Response::cancelled(id),

@@ -63,7 +63,7 @@ use crate::server::round::Call;
 use crate::server::url_steps::UrlSteps;
 use arguments::restore_arguments;
 use log::{handler_named, log_error};
-use table::Route;
+use table::{Route, Served};
 
 /// A configured MCP server. Cheap to clone; share it across transports.
 #[derive(Clone)]
@@ -129,7 +129,10 @@ impl Server {
         self.handle(request, receive, Some(session), notifier).await
     }
 
-    async fn handle(
+    /// Serves one request, in `session` when it belongs to one: what
+    /// [`Self::handle_request`] and [`Self::handle_session_request`] do,
+    /// and what the transports' drivers call (one future the fewer).
+    pub(crate) async fn handle(
         &self,
         request: Request,
         receive: ReceiveContext,
@@ -289,11 +292,11 @@ async fn dispatch(
     session: Option<Session>,
     notifier: Notifier,
 ) -> Result<Answered, McpError> {
-    match era {
+    // The checks and the choice of method are synchronous: what is awaited
+    // is the method's own (boxed) future, so this one stays small.
+    let served = match era {
         // A 2026-07-28 request relies on nothing earlier, a session included.
-        Era::Modern => modern(registry, request, receive, notifier)
-            .await
-            .map(Answered::from),
+        Era::Modern => modern(registry, request, receive, notifier)?,
         Era::Initialize => {
             let introduction = Introduction {
                 info: &registry.info,
@@ -307,21 +310,21 @@ async fn dispatch(
                 session.as_ref(),
                 introduction,
             )?;
-            Ok(Answered { result, opened })
+            return Ok(Answered { result, opened });
         }
-        Era::Legacy => legacy_request(registry, request, receive, session, notifier)
-            .await
-            .map(Answered::from),
-    }
+        Era::Legacy => legacy_request(registry, request, receive, session, notifier)?,
+    };
+    served.await.map(Answered::from)
 }
 
-/// A 2026-07-28 request: the checks in the specification's order, then its method.
-async fn modern(
-    registry: &Registry,
+/// A 2026-07-28 request: the checks in the specification's order, then its
+/// method, started.
+fn modern<'r>(
+    registry: &'r Registry,
     request: Envelope<'_>,
     receive: ReceiveContext,
     notifier: Notifier,
-) -> Result<String, McpError> {
+) -> Result<Served<'r>, McpError> {
     let Envelope {
         id,
         method,
@@ -347,19 +350,19 @@ async fn modern(
         arguments,
         round_trip,
     };
-    serve(registry, route, params, kept, data).await
+    Ok(serve(registry, route, params, kept, data))
 }
 
 /// A 2025-era request: served with its session's `_meta` (or, without a
 /// session, the version its header names), by the 2025 rows of the method
-/// table, with its result in the 2025 shape.
-async fn legacy_request(
-    registry: &Registry,
+/// table, with its result in the 2025 shape. Its method, started.
+fn legacy_request<'r>(
+    registry: &'r Registry,
     request: Envelope<'_>,
     receive: ReceiveContext,
     session: Option<Session>,
     notifier: Notifier,
-) -> Result<String, McpError> {
+) -> Result<Served<'r>, McpError> {
     let Envelope {
         id,
         method,
@@ -383,7 +386,7 @@ async fn legacy_request(
         arguments,
         round_trip,
     };
-    serve(registry, route, params, kept, data).await
+    Ok(serve(registry, route, params, kept, data))
 }
 
 fn request_data(
@@ -410,15 +413,16 @@ struct Kept {
     round_trip: RoundTrip,
 }
 
-/// Hands the request to its method's function. `arguments` go to
-/// `tools/call` as sent; any other method finds them in its params.
-async fn serve(
+/// Hands the request to its method's function, which returns its future.
+/// `arguments` go to `tools/call` as sent; any other method finds them in
+/// its params.
+fn serve(
     registry: &Registry,
     route: Route,
     mut params: JsonObject,
     kept: Kept,
     data: Box<RequestData>,
-) -> Result<String, McpError> {
+) -> Served<'_> {
     let arguments = match &route {
         Route::Core {
             name: TOOLS_CALL, ..
@@ -435,8 +439,8 @@ async fn serve(
         data,
     };
     match route {
-        Route::Core { serve, .. } => serve(registry, call).await,
-        Route::Extension(handler) => methods::extension(&registry.core, handler, call).await,
+        Route::Core { serve, .. } => serve(registry, call),
+        Route::Extension(handler) => Box::pin(methods::extension(&registry.core, handler, call)),
     }
 }
 

@@ -85,7 +85,7 @@ const METHODS: &[Method] = &[
 pub(crate) type Serve = for<'a> fn(&'a Registry, Call) -> Served<'a>;
 
 /// What serving a method comes to.
-type Served<'a> = BoxFuture<'a, Result<String, McpError>>;
+pub(super) type Served<'a> = BoxFuture<'a, Result<String, McpError>>;
 
 fn discover(r: &Registry, _: Call) -> Served<'_> {
     Box::pin(ready(methods::discover(&r.core, &r.lists)))
