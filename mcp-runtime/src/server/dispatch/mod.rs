@@ -389,6 +389,9 @@ fn legacy_request<'r>(
     Ok(serve(registry, route, params, kept, data))
 }
 
+/// The request's data, in the `Arc` the handler's [`Ctx`](crate::server::Ctx)
+/// will share: built there once, and changed in place until then
+/// (`Arc::make_mut` of an `Arc` nothing else holds copies nothing).
 fn request_data(
     registry: &Registry,
     request_id: RequestId,
@@ -396,8 +399,8 @@ fn request_data(
     meta: RequestMeta,
     receive: ReceiveContext,
     notifier: Notifier,
-) -> Box<RequestData> {
-    Box::new(RequestData::new(
+) -> Arc<RequestData> {
+    Arc::new(RequestData::new(
         request_id,
         method,
         meta,
@@ -421,7 +424,7 @@ fn serve(
     route: Route,
     mut params: JsonObject,
     kept: Kept,
-    data: Box<RequestData>,
+    data: Arc<RequestData>,
 ) -> Served<'_> {
     let arguments = match &route {
         Route::Core {

@@ -452,7 +452,7 @@ impl Ctx {
     /// A context for calling a handler directly (tests, embedding): no
     /// transport, no caller, no notifications.
     pub fn detached(method: &'static str, meta: RequestMeta) -> Self {
-        Self::from_data(Box::new(RequestData::new(
+        Self::from_data(Arc::new(RequestData::new(
             RequestId::Number(0),
             Cow::Borrowed(method),
             meta,
@@ -462,15 +462,13 @@ impl Ctx {
         )))
     }
 
-    pub(crate) fn from_data(data: Box<RequestData>) -> Self {
-        Self {
-            data: Arc::from(data),
-        }
+    pub(crate) fn from_data(data: Arc<RequestData>) -> Self {
+        Self { data }
     }
 
     /// A context for the handler, and the request's data kept for what
     /// follows it (finishing its result), shared rather than copied.
-    pub(crate) fn shared_with(data: Box<RequestData>) -> (Self, Arc<RequestData>) {
+    pub(crate) fn shared_with(data: Arc<RequestData>) -> (Self, Arc<RequestData>) {
         let ctx = Self::from_data(data);
         let kept = Arc::clone(&ctx.data);
         (ctx, kept)

@@ -111,9 +111,10 @@ impl RequestData {
     }
 
     /// This request marked as of the 2025 era, in `session` if it has one.
-    pub(crate) fn in_2025_era(mut self: Box<Self>, session: Option<Session>) -> Box<Self> {
-        self.legacy = true;
-        self.session = session;
+    pub(crate) fn in_2025_era(mut self: Arc<Self>, session: Option<Session>) -> Arc<Self> {
+        let this = Arc::make_mut(&mut self);
+        this.legacy = true;
+        this.session = session;
         self
     }
 
@@ -157,9 +158,10 @@ impl RequestData {
     /// This request as a round of a task: linked to it, and with no stream
     /// (progress and log messages have nowhere to go in a task).
     #[cfg(feature = "tasks")]
-    pub(crate) fn in_task(mut self: Box<Self>, task: TaskLink) -> Box<Self> {
-        self.task = Some(task);
-        self.notifier = Notifier::disabled();
+    pub(crate) fn in_task(mut self: Arc<Self>, task: TaskLink) -> Arc<Self> {
+        let this = Arc::make_mut(&mut self);
+        this.task = Some(task);
+        this.notifier = Notifier::disabled();
         self
     }
 
@@ -168,17 +170,18 @@ impl RequestData {
     /// answers, as a `tools/call`.
     #[cfg(feature = "tasks")]
     pub(crate) fn task_round(
-        mut self: Box<Self>,
+        mut self: Arc<Self>,
         meta: RequestMeta,
         answers: RoundAnswers,
         task: TaskLink,
-    ) -> Box<Self> {
-        self.method = Cow::Borrowed(crate::schema::request_methods::TOOLS_CALL);
-        self.meta = meta;
-        self.answers = Some(answers);
-        self.request_state = None;
-        self.verified = Verified::default();
-        self.legacy = false;
+    ) -> Arc<Self> {
+        let this = Arc::make_mut(&mut self);
+        this.method = Cow::Borrowed(crate::schema::request_methods::TOOLS_CALL);
+        this.meta = meta;
+        this.answers = Some(answers);
+        this.request_state = None;
+        this.verified = Verified::default();
+        this.legacy = false;
         self.in_task(task)
     }
 

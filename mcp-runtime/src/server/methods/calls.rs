@@ -34,7 +34,7 @@ pub(crate) async fn call_tool(
         round_trip,
         mut data,
     } = call;
-    data.take_round_trip(round_trip)?;
+    Arc::make_mut(&mut data).take_round_trip(round_trip)?;
     let name = required_string(&params, "name")?;
     let arguments = ToolArguments::from_sent(arguments)?;
     let Some((tool, handler)) = core.catalog.tools.get(&name) else {
@@ -108,7 +108,7 @@ pub(crate) async fn get_prompt(core: &Arc<Core>, call: Call) -> Result<String, M
         mut data,
         ..
     } = call;
-    data.take_round_trip(round_trip)?;
+    Arc::make_mut(&mut data).take_round_trip(round_trip)?;
     let name = required_string(&params, "name")?;
     let arguments: BTreeMap<String, String> = match params.remove("arguments") {
         None | Some(Value::Null) => BTreeMap::new(),
@@ -175,7 +175,7 @@ pub(crate) async fn read_resource(core: &Arc<Core>, call: Call) -> Result<String
         mut data,
         ..
     } = call;
-    data.take_round_trip(round_trip)?;
+    Arc::make_mut(&mut data).take_round_trip(round_trip)?;
     let uri = required_string(&params, "uri")?;
     let catalog = &core.catalog;
     let fixed = catalog.resources.get(&uri).map(|(_, handler)| handler);

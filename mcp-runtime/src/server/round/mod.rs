@@ -47,7 +47,7 @@ pub(crate) struct Core {
 pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     core: &Arc<Core>,
     checked: Checked<'_>,
-    mut data: Box<RequestData>,
+    mut data: Arc<RequestData>,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     if consumes_its_state(&core.gate, &data) {
@@ -59,7 +59,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     let opened = core.gate.open_round(checked, answers).await?;
     let mut ticket = match opened {
         Opened::Run(verified, ticket) => {
-            data.pass(verified);
+            Arc::make_mut(&mut data).pass(verified);
             ticket
         }
         Opened::Replayed(answer) => return answer,
@@ -88,7 +88,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
         round += 1;
         // Boxed: a 2026-07-28 request's future does not carry the bridge's.
         data = match Box::pin(next_round(core, ask, &request, round)).await {
-            Ok(next) => Box::new(next),
+            Ok(next) => Arc::new(next),
             Err(Stop::Fault(error)) => return Err(error),
             Err(Stop::Stuck(why)) => {
                 tracing::info!(
@@ -191,7 +191,7 @@ fn consumes_its_state(gate: &StateGate, data: &RequestData) -> bool {
 async fn round_to_its_end<R: ResultMeta + Send + 'static>(
     core: Arc<Core>,
     checked: Checked<'static>,
-    mut data: Box<RequestData>,
+    mut data: Arc<RequestData>,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     RunsToEnd::new(async move {
@@ -199,7 +199,7 @@ async fn round_to_its_end<R: ResultMeta + Send + 'static>(
         let opened = core.gate.open_round(checked, answers).await?;
         let ticket = match opened {
             Opened::Run(verified, ticket) => {
-                data.pass(verified);
+                Arc::make_mut(&mut data).pass(verified);
                 ticket
             }
             Opened::Replayed(answer) => return answer,
@@ -278,7 +278,7 @@ pub(crate) struct Call {
     pub(crate) round_trip: crate::server::handler::RoundTrip,
     /// Everything else known about the request; it becomes the handler's
     /// [`Ctx`].
-    pub(crate) data: Box<RequestData>,
+    pub(crate) data: Arc<RequestData>,
 }
 
 #[cfg(test)]

@@ -226,7 +226,7 @@ async fn start_round(
     core: &Core,
     engine: &Arc<TaskEngine>,
     record: TaskRecord,
-    request: Box<RequestData>,
+    request: Arc<RequestData>,
 ) {
     let (cancel, cancelled) = watch::channel(false);
     let id = record.id.clone();
@@ -269,9 +269,9 @@ async fn start_round(
 async fn round_data(
     core: &Core,
     record: &TaskRecord,
-    update: Box<RequestData>,
+    update: Arc<RequestData>,
     cancelled: watch::Receiver<bool>,
-) -> Result<(Box<RequestData>, ToolArguments), McpError> {
+) -> Result<(Arc<RequestData>, ToolArguments), McpError> {
     let meta = record.kept_meta()?;
     let arguments = match &record.arguments {
         Some(text) => ToolArguments::from_kept(text.clone())?,
@@ -293,7 +293,7 @@ async fn round_data(
         arguments: BoundArguments::Text(arguments.json()),
     };
     let verified = core.gate.open_kept(binding, data.receive(), kept).await?;
-    data.pass(verified);
+    Arc::make_mut(&mut data).pass(verified);
     Ok((data, arguments))
 }
 

@@ -37,7 +37,7 @@ pub(crate) async fn call_tool(
     engine: &Arc<TaskEngine>,
     call: TaskCall,
     checked: Checked<'_>,
-    mut data: Box<RequestData>,
+    mut data: Arc<RequestData>,
 ) -> Result<String, McpError> {
     let settings = &engine.settings;
     // What the task would keep, bounded before anything runs.
@@ -60,7 +60,7 @@ pub(crate) async fn call_tool(
     // Multi-round exchanges before the task: their state is verified here,
     // as for any call.
     let verified = core.gate.claim(checked).await?;
-    data.pass(verified);
+    Arc::make_mut(&mut data).pass(verified);
     let id = new_task_id()
         .ok_or_else(|| McpError::internal("the OS random generator failed: no task id"))?;
     let (cancel, cancelled) = watch::channel(false);
