@@ -46,7 +46,7 @@
 #   LOADGEN_THREADS  load generator threads [1]
 #   OUT           the result lines [target/bench/results.tsv]
 #   OURS          the conformance-server to measure as ours
-#                 [target/release/conformance-server, built]
+#                 [release/conformance-server of $CARGO_TARGET_DIR or target, built]
 #   SKIP_BUILD    1: use the binaries already built [0]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,8 +67,9 @@ LOADGEN_THREADS=${LOADGEN_THREADS:-1}
 OUT=${OUT:-target/bench/results.tsv}
 SKIP_BUILD=${SKIP_BUILD:-0}
 
-OURS=${OURS:-target/release/conformance-server}
-LOADGEN=target/release/mcp-loadgen
+TARGET=${CARGO_TARGET_DIR:-target}
+OURS=${OURS:-$TARGET/release/conformance-server}
+LOADGEN=$TARGET/release/mcp-loadgen
 PEERS=bench/peers/target/release
 LOGS=target/bench/logs
 

@@ -31,8 +31,9 @@ SERVER_CPUS=${SERVER_CPUS:-1}
 OUT=${OUT:-target/bench/sessions.tsv}
 SKIP_BUILD=${SKIP_BUILD:-0}
 
-OURS=target/release/conformance-server
-LOADGEN=target/release/mcp-loadgen
+TARGET=${CARGO_TARGET_DIR:-target}
+OURS=$TARGET/release/conformance-server
+LOADGEN=$TARGET/release/mcp-loadgen
 LOGS=target/bench/logs
 
 if [[ "$SKIP_BUILD" != 1 ]]; then
