@@ -76,6 +76,37 @@ impl Checked<'_> {
     }
 }
 
+impl<'t> Checked<'t> {
+    /// The state this request echoes, for the replay guard to claim; or,
+    /// when it echoes none, the round's [`Verified`] at once (nothing to
+    /// claim). The one place that tells the two apart.
+    fn echoed(self) -> Result<Echoed<'t>, Verified> {
+        let Checked {
+            method,
+            target,
+            signer,
+            verified,
+        } = self;
+        match verified {
+            Some(verified) => Ok(Echoed {
+                method,
+                target,
+                signer,
+                verified,
+            }),
+            None => Err(Verified::stateless(signer)),
+        }
+    }
+}
+
+/// A checked request that echoes a state ([`Checked::echoed`]).
+struct Echoed<'t> {
+    method: Cow<'t, str>,
+    target: Cow<'t, str>,
+    signer: Option<RequestStateSigner>,
+    verified: VerifiedState,
+}
+
 /// What the gate decided for a round whose answer may be recorded.
 pub(crate) enum Opened {
     /// Run the handler with this state; with a ticket when its answer is
@@ -175,17 +206,24 @@ impl StateGate {
     }
 
     /// Claims a checked state with the replay guard (single use): what
-    /// passes is the round's [`Verified`].
+    /// passes is the round's [`Verified`]. (Rounds whose answer may be
+    /// recorded claim through [`Self::open_round`]; the task engine here.)
+    #[cfg(feature = "tasks")]
     pub(crate) async fn claim(&self, checked: Checked<'_>) -> Result<Verified, McpError> {
-        let Checked {
+        match checked.echoed() {
+            Ok(echoed) => self.claim_echoed(echoed).await,
+            Err(stateless) => Ok(stateless),
+        }
+    }
+
+    /// [`Self::claim`] of a request that echoes a state.
+    async fn claim_echoed(&self, echoed: Echoed<'_>) -> Result<Verified, McpError> {
+        let Echoed {
             method,
             target,
             signer,
             verified,
-        } = checked;
-        let Some(verified) = verified else {
-            return Ok(Verified::stateless(signer));
-        };
+        } = echoed;
         if let Some(guard) = &self.replay_guard {
             match guard
                 .claim(verified.fingerprint(), verified.expires_at())
@@ -217,31 +255,28 @@ impl StateGate {
         // once. The claim, with its waits, is boxed so that the future of
         // every call that awaits this one stays small: each request's
         // future is moved into boxes, byte for byte (docs/benchmarks.md).
-        if checked.verified.is_none() {
-            return Ok(Opened::Run(Verified::stateless(checked.signer), None));
+        match checked.echoed() {
+            Ok(echoed) => Box::pin(self.open_echoed(echoed, answers)).await,
+            Err(stateless) => Ok(Opened::Run(stateless, None)),
         }
-        Box::pin(self.open_stated(checked, answers)).await
     }
 
     /// [`Self::open_round`] of a request that echoes a state.
-    async fn open_stated(
+    async fn open_echoed(
         &self,
-        checked: Checked<'_>,
+        echoed: Echoed<'_>,
         answers: Option<&InputResponses>,
     ) -> Result<Opened, McpError> {
         let outcomes = &self.outcomes;
         let (Some(guard), true) = (&self.replay_guard, outcomes.on()) else {
-            return Ok(Opened::Run(self.claim(checked).await?, None));
+            return Ok(Opened::Run(self.claim_echoed(echoed).await?, None));
         };
-        let Checked {
+        let Echoed {
             method,
             target,
             signer,
             verified,
-        } = checked;
-        let Some(verified) = verified else {
-            return Ok(Opened::Run(Verified::stateless(signer), None));
-        };
+        } = echoed;
         let answers = match answers {
             Some(answers) => arguments_digest(answers),
             None => arguments_digest(&JsonObject::new()),
