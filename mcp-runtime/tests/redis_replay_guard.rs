@@ -2,7 +2,8 @@
 //! round's claim is one command (`SET .. NX GET` on Redis 7, the script on
 //! older ones, both run here), the round's answer is recorded after the
 //! claim returns, and every later claim reads it: the same answers get the
-//! answer, other answers are refused.
+//! answer, other answers are refused. Concurrent claims share round trips
+//! (pipelines), and a record still lands after Redis forgot its script.
 
 #![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
@@ -151,5 +152,74 @@ async fn a_state_claimed_plainly_is_refused_to_a_round() {
             .await
             .unwrap(),
         RoundClaim::Refused
+    );
+}
+
+/// A number from Redis's `INFO stats`.
+fn stat(port: u16, name: &str) -> u64 {
+    let info = command(port, "INFO stats");
+    let prefix = format!("{name}:");
+    info.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_claims_share_round_trips() {
+    let redis = Redis::start();
+    let guard = RedisReplayGuard::new(&redis.url()).unwrap();
+    guard.ping().await.unwrap();
+    let reads_before = stat(redis.port, "total_reads_processed");
+    let claims: Vec<_> = (0..500u32)
+        .map(|i| {
+            let guard = guard.clone();
+            tokio::spawn(async move {
+                let mut state = [0u8; 32];
+                state[..4].copy_from_slice(&i.to_be_bytes());
+                guard.claim_round(&state, &[1u8; 32], in_a_minute()).await
+            })
+        })
+        .collect();
+    for claim in claims {
+        assert_eq!(claim.await.unwrap().unwrap(), RoundClaim::First);
+    }
+    assert_eq!(calls(redis.port, "set"), 500);
+    // Each read of a client's socket by Redis took many claims at once
+    // (the INFO connections of this test count too).
+    let reads = stat(redis.port, "total_reads_processed") - reads_before;
+    assert!(reads < 250, "500 claims took {reads} reads");
+}
+
+#[tokio::test]
+async fn a_record_lands_after_redis_forgot_its_script() {
+    let redis = Redis::start();
+    let guard = RedisReplayGuard::new(&redis.url()).unwrap();
+    let (first, second, answers) = ([40u8; 32], [41u8; 32], [1u8; 32]);
+    for state in [&first, &second] {
+        assert_eq!(
+            guard
+                .claim_round(state, &answers, in_a_minute())
+                .await
+                .unwrap(),
+            RoundClaim::First
+        );
+    }
+    // The first record loads the script; then Redis forgets it.
+    guard
+        .record_outcome(&first, Some(b"R1"), in_a_minute())
+        .await
+        .unwrap();
+    assert!(command(redis.port, "SCRIPT FLUSH").starts_with("+OK"));
+    guard
+        .record_outcome(&second, Some(b"R2"), in_a_minute())
+        .await
+        .unwrap();
+    assert_eq!(
+        claim_once_recorded(&guard, &second, &answers).await,
+        RoundClaim::Recorded(b"R2".to_vec())
+    );
+    assert_eq!(
+        claim_once_recorded(&guard, &first, &answers).await,
+        RoundClaim::Recorded(b"R1".to_vec())
     );
 }

@@ -7,11 +7,14 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{ErrorKind, RedisError, ServerErrorKind};
-use tokio::sync::Semaphore;
+use redis::{ErrorKind, FromRedisValue, RedisError, RedisResult, ServerErrorKind, Value};
 
 use super::{Clock, ReplayError, ReplayGuard, RoundClaim, SystemClock};
 use crate::BoxFuture;
+
+mod pipeline;
+
+use pipeline::Pipeline;
 
 /// A round's claim: the key is absent (first use: `R` and the answers'
 /// digest, for the state's remaining lifetime), or holds `R<digest>` (still
@@ -64,10 +67,14 @@ pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 ///
 /// A retry costs one Redis command while it waits: the claim is one
 /// `SET key R<answers digest> NX GET EX <remaining lifetime>` (a Lua script
-/// on a Redis older than 7.0), and the round's answer is recorded in the
-/// background after it is sent (at most 256 records at once per guard;
-/// past that, the round waits for its record). A duplicate that arrives
+/// on a Redis older than 7.0), and the round's answer is recorded after it
+/// is sent, without the round waiting for it. A duplicate that arrives
 /// before the record lands waits for it, as for a round still running.
+///
+/// The claims and records of concurrent requests share round trips: the
+/// guard sends them in pipelines, each with everything that was queued
+/// while the one before was out (at most 1024 queued; past that, a request
+/// waits for room, within the timeout).
 ///
 /// It fails closed: when Redis cannot be reached or does not answer within
 /// the timeout, [`claim`](ReplayGuard::claim) returns an error and the
@@ -89,19 +96,15 @@ pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 #[derive(Clone)]
 pub struct RedisReplayGuard {
     connection: ConnectionManager,
+    /// Claims and records, pipelined with other requests'.
+    pipeline: Pipeline,
     prefix: String,
     clock: Arc<dyn Clock>,
     scripts: Arc<[Script; 2]>,
     /// Whether the claim is one `SET .. NX GET` (Redis 7 and later); false
     /// once Redis refused it, and the claim is then a script.
     native_claim: Arc<AtomicBool>,
-    /// The records written in the background; when all are taken, a
-    /// record is written while its round waits.
-    background_records: Arc<Semaphore>,
 }
-
-/// How many outcome records one guard writes in the background at once.
-const BACKGROUND_RECORDS: usize = 256;
 
 /// A connection to the Redis at `url` that connects on first use and
 /// reconnects by itself, each attempt and each command bounded by
@@ -136,6 +139,11 @@ impl Script {
             source,
             sha: OnceLock::new(),
         }
+    }
+
+    /// Its SHA1, once loaded.
+    fn sha(&self) -> Option<&str> {
+        self.sha.get().map(String::as_str)
     }
 
     /// Runs the script with `keys` and `args`: one round trip once loaded.
@@ -198,6 +206,7 @@ impl RedisReplayGuard {
     pub fn with_timeout(url: &str, timeout: Duration) -> Result<Self, ReplayError> {
         let connection = lazy_connection(url, timeout).map_err(ReplayError::Unavailable)?;
         Ok(Self {
+            pipeline: Pipeline::spawn(connection.clone(), timeout),
             connection,
             prefix: KEY_PREFIX.to_owned(),
             clock: Arc::new(SystemClock),
@@ -206,7 +215,6 @@ impl RedisReplayGuard {
                 Script::new(RECORD_OUTCOME_SCRIPT),
             ]),
             native_claim: Arc::new(AtomicBool::new(true)),
-            background_records: Arc::new(Semaphore::new(BACKGROUND_RECORDS)),
         })
     }
 
@@ -265,15 +273,13 @@ impl ReplayGuard for RedisReplayGuard {
             // The key lives as long as the state could still verify; at
             // least a second, since `EX 0` is an error.
             let remaining = expires_at.saturating_sub(self.clock.now()).max(1);
-            let mut connection = self.connection.clone();
-            let reply: Option<String> = redis::cmd("SET")
-                .arg(self.key(fingerprint))
+            let mut set = redis::cmd("SET");
+            set.arg(self.key(fingerprint))
                 .arg(1)
                 .arg("NX")
                 .arg("EX")
-                .arg(remaining)
-                .query_async(&mut connection)
-                .await
+                .arg(remaining);
+            let reply: Option<String> = read(self.pipeline.query(set).await)
                 .map_err(|e| ReplayError::Unavailable(format!("Redis SET NX failed: {e}")))?;
             Ok(reply.is_some())
         })
@@ -306,40 +312,60 @@ impl ReplayGuard for RedisReplayGuard {
         // recorded as no answer.
         let outcome = outcome
             .and_then(|bytes| std::str::from_utf8(bytes).ok())
-            .unwrap_or_default()
-            .to_owned();
-        let answered = !outcome.is_empty();
-        let record = self.record(self.key(fingerprint), outcome);
-        // The round's answer need not wait for its record: a duplicate that
-        // comes first finds the round running and waits for the record.
-        // Written in the background, within a bound; past it (or outside a
-        // Tokio runtime), in line.
-        let background = Arc::clone(&self.background_records)
-            .try_acquire_owned()
-            .ok()
-            .zip(tokio::runtime::Handle::try_current().ok());
-        match background {
-            Some((permit, runtime)) => {
-                runtime.spawn(async move {
-                    match record.await {
-                        Ok(false) if answered => tracing::warn!(
-                            "the answer of a consumed requestState was not recorded: its key \
-                             expired first; a duplicate retry will be refused"
-                        ),
-                        Ok(_) => {}
-                        Err(error) => tracing::warn!(
-                            %error,
-                            "could not record the answer of a consumed requestState: \
-                             a duplicate retry will be refused or wait"
-                        ),
-                    }
-                    drop(permit);
-                });
-                Box::pin(std::future::ready(Ok(true)))
-            }
-            None => Box::pin(record),
-        }
+            .unwrap_or_default();
+        let key = self.key(fingerprint);
+        Box::pin(async move {
+            // The first record loads the script, in line; the others go
+            // with the next pipeline, and the round's answer does not wait
+            // for them: a duplicate that comes first finds the round
+            // running and waits for the record.
+            let Some(sha) = self.scripts[1].sha() else {
+                return self.record(&key, outcome).await;
+            };
+            let record = invocation("EVALSHA", sha, &[&key], &[outcome]);
+            let read = match outcome.is_empty() {
+                true => read_record_of_nothing,
+                false => read_record_of_answer,
+            };
+            self.pipeline
+                .detach(record, RECORD_OUTCOME_SCRIPT, read)
+                .await
+                .map(|()| true)
+                .map_err(|e| ReplayError::Unavailable(format!("Redis record failed: {e}")))
+        })
     }
+}
+
+/// Reads the reply of a record that kept an answer, to log what failed.
+fn read_record_of_answer(reply: RedisResult<Value>) {
+    match read::<i64>(reply) {
+        Ok(0) => tracing::warn!(
+            "the answer of a consumed requestState was not recorded: its key expired first; \
+             a duplicate retry will be refused"
+        ),
+        Ok(_) => {}
+        Err(error) => warn_unrecorded(&error),
+    }
+}
+
+/// Reads the reply of a record of no answer, to log what failed.
+fn read_record_of_nothing(reply: RedisResult<Value>) {
+    if let Err(error) = read::<i64>(reply) {
+        warn_unrecorded(&error);
+    }
+}
+
+fn warn_unrecorded(error: &RedisError) {
+    tracing::warn!(
+        %error,
+        "could not record the answer of a consumed requestState: a duplicate retry will be \
+         refused or wait"
+    );
+}
+
+/// A pipelined command's reply as `T` (a server error as an error).
+fn read<T: FromRedisValue>(reply: RedisResult<Value>) -> RedisResult<T> {
+    Ok(redis::from_redis_value(reply?.extract_error()?)?)
 }
 
 impl RedisReplayGuard {
@@ -351,18 +377,15 @@ impl RedisReplayGuard {
         answers: &str,
         remaining: u64,
     ) -> Result<Option<Vec<u8>>, RedisError> {
-        let mut connection = self.connection.clone();
         if self.native_claim.load(Ordering::Relaxed) {
-            let reply = redis::cmd("SET")
-                .arg(key)
+            let mut set = redis::cmd("SET");
+            set.arg(key)
                 .arg(format!("R{answers}"))
                 .arg("NX")
                 .arg("GET")
                 .arg("EX")
-                .arg(remaining)
-                .query_async(&mut connection)
-                .await;
-            match reply {
+                .arg(remaining);
+            match read(self.pipeline.query(set).await) {
                 Err(e) if refuses_nx_with_get(&e) => {
                     tracing::info!(
                         "this Redis refuses SET NX GET (before 7.0): claims run as a script"
@@ -372,26 +395,21 @@ impl RedisReplayGuard {
                 reply => return reply,
             }
         }
+        let mut connection = self.connection.clone();
         self.scripts[0]
             .run(&mut connection, &[key], &[answers, &remaining.to_string()])
             .await
     }
 
-    /// Records `outcome` (none when empty) for the running round of `key`:
-    /// whether it was kept.
-    fn record(
-        &self,
-        key: String,
-        outcome: String,
-    ) -> impl Future<Output = Result<bool, ReplayError>> + Send + 'static {
-        let (mut connection, scripts) = (self.connection.clone(), Arc::clone(&self.scripts));
-        async move {
-            let kept: i64 = scripts[1]
-                .run(&mut connection, &[&key], &[&outcome])
-                .await
-                .map_err(|e| ReplayError::Unavailable(format!("Redis record failed: {e}")))?;
-            Ok(kept == 1)
-        }
+    /// Records `outcome` (none when empty) for the running round of `key`
+    /// in line, loading the script first if need be: whether it was kept.
+    async fn record(&self, key: &str, outcome: &str) -> Result<bool, ReplayError> {
+        let mut connection = self.connection.clone();
+        let kept: i64 = self.scripts[1]
+            .run(&mut connection, &[key], &[outcome])
+            .await
+            .map_err(|e| ReplayError::Unavailable(format!("Redis record failed: {e}")))?;
+        Ok(kept == 1)
     }
 }
 

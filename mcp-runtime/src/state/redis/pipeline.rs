@@ -1,0 +1,207 @@
+//! The guard's commands, many requests' at once: one pipeline per round trip.
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionLike, ConnectionManager};
+use redis::{Cmd, RedisError, RedisResult, ServerErrorKind, Value};
+use tokio::sync::{mpsc, oneshot};
+
+/// How many commands may wait for the next pipeline.
+const QUEUE: usize = 1024;
+
+/// The most commands sent in one pipeline.
+const BATCH: usize = 256;
+
+/// Sends commands to Redis in pipelines: while one pipeline is out, the
+/// commands queued meanwhile wait and go out together in the next. Under
+/// load a round trip to Redis, and its wake-up of `redis-server`, carries
+/// many requests' commands instead of one; alone, a command goes out at
+/// once. Replies come back to each command's sender in order.
+///
+/// The queue holds at most 1024 commands; a sender waits for room, and
+/// every wait for room or for a reply is bounded by the timeout. One task
+/// sends the pipelines; it ends when every sender is dropped.
+#[derive(Clone)]
+pub(crate) struct Pipeline {
+    queue: mpsc::Sender<Queued>,
+    timeout: Duration,
+}
+
+/// A command waiting for the next pipeline, and what to do with its reply.
+struct Queued {
+    command: Cmd,
+    /// The source of the script the command runs by `EVALSHA`: after a
+    /// `NOSCRIPT` reply (Redis restarted), the script is loaded and the
+    /// command sent again.
+    script: Option<&'static str>,
+    then: Then,
+}
+
+/// Where a command's reply goes.
+enum Then {
+    /// To the request waiting for it.
+    Answer(oneshot::Sender<RedisResult<Value>>),
+    /// Nobody waits: the function reads it (to log a failure, say).
+    Detach(fn(RedisResult<Value>)),
+}
+
+impl Pipeline {
+    /// A pipeline over `connection`, each wait bounded by `timeout`. Must
+    /// be called inside a Tokio runtime (its task is spawned there).
+    pub(crate) fn spawn(connection: ConnectionManager, timeout: Duration) -> Self {
+        let (queue, commands) = mpsc::channel(QUEUE);
+        tokio::spawn(send_pipelines(connection, commands));
+        Self { queue, timeout }
+    }
+
+    /// Sends `command` with the next pipeline and waits for its reply.
+    pub(crate) async fn query(&self, command: Cmd) -> RedisResult<Value> {
+        let (answer, reply) = oneshot::channel();
+        let queued = Queued {
+            command,
+            script: None,
+            then: Then::Answer(answer),
+        };
+        let exchange = async {
+            self.queue.send(queued).await.map_err(|_| stopped())?;
+            reply.await.map_err(|_| stopped())?
+        };
+        tokio::time::timeout(self.timeout, exchange)
+            .await
+            .map_err(|_| timed_out(self.timeout))?
+    }
+
+    /// Queues `command`, which runs `script` by `EVALSHA`, for the next
+    /// pipeline without waiting for its reply, which `then` reads. Waits
+    /// only when the queue is full, at most the timeout.
+    pub(crate) async fn detach(
+        &self,
+        command: Cmd,
+        script: &'static str,
+        then: fn(RedisResult<Value>),
+    ) -> RedisResult<()> {
+        let queued = Queued {
+            command,
+            script: Some(script),
+            then: Then::Detach(then),
+        };
+        let queued = match self.queue.try_send(queued) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(stopped()),
+            Err(mpsc::error::TrySendError::Full(queued)) => queued,
+        };
+        tokio::time::timeout(self.timeout, self.queue.send(queued))
+            .await
+            .map_err(|_| timed_out(self.timeout))?
+            .map_err(|_| stopped())
+    }
+}
+
+/// The pipeline's task: takes what is queued, up to [`BATCH`] commands,
+/// sends it as one pipeline, hands out the replies, and again.
+async fn send_pipelines(mut connection: ConnectionManager, mut commands: mpsc::Receiver<Queued>) {
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut pipeline = redis::pipe();
+    while commands.recv_many(&mut batch, BATCH).await > 0 {
+        pipeline.clear();
+        for queued in &mut batch {
+            pipeline.add_command(std::mem::take(&mut queued.command));
+        }
+        let replies = run(&mut connection, &pipeline).await;
+        let mut unscripted = Vec::new();
+        for ((queued, reply), command) in batch.drain(..).zip(replies).zip(pipeline.cmd_iter()) {
+            match (&reply, queued.script) {
+                (Ok(Value::ServerError(e)), Some(script))
+                    if e.kind() == Some(ServerErrorKind::NoScript) =>
+                {
+                    unscripted.push((command.clone(), script, queued.then));
+                }
+                _ => queued.then.deliver(reply),
+            }
+        }
+        if !unscripted.is_empty() {
+            resend_after_loading(&mut connection, unscripted).await;
+        }
+    }
+}
+
+/// Sends `pipeline`: each command's reply (a server error as
+/// `Value::ServerError`), or the pipeline's error for every command.
+async fn run(
+    connection: &mut ConnectionManager,
+    pipeline: &redis::Pipeline,
+) -> Vec<RedisResult<Value>> {
+    let count = pipeline.len();
+    match connection.req_packed_commands(pipeline, 0, count).await {
+        Ok(values) if values.len() == count => values.into_iter().map(Ok).collect(),
+        Ok(values) => {
+            let error = RedisError::from((
+                redis::ErrorKind::Client,
+                "Redis answered a pipeline with the wrong number of replies",
+                format!("{} replies to {count} commands", values.len()),
+            ));
+            vec![Err(error); count]
+        }
+        Err(error) => vec![Err(error); count],
+    }
+}
+
+/// Loads the scripts Redis forgot (it restarted, or `SCRIPT FLUSH`) and
+/// sends their commands once more: the SHA1 of a script is its source's,
+/// so the same `EVALSHA` then finds it.
+async fn resend_after_loading(
+    connection: &mut ConnectionManager,
+    unscripted: Vec<(Cmd, &'static str, Then)>,
+) {
+    let mut loaded: Vec<&'static str> = Vec::new();
+    let mut pipeline = redis::pipe();
+    let mut thens = Vec::with_capacity(unscripted.len());
+    for (command, script, then) in unscripted {
+        if !loaded.contains(&script) {
+            let load = redis::cmd("SCRIPT")
+                .arg("LOAD")
+                .arg(script)
+                .query_async::<String>(connection)
+                .await;
+            if let Err(error) = load {
+                then.deliver(Err(error));
+                continue;
+            }
+            loaded.push(script);
+        }
+        pipeline.add_command(command);
+        thens.push(then);
+    }
+    if thens.is_empty() {
+        return;
+    }
+    let replies = run(connection, &pipeline).await;
+    for (then, reply) in thens.into_iter().zip(replies) {
+        then.deliver(reply);
+    }
+}
+
+impl Then {
+    fn deliver(self, reply: RedisResult<Value>) {
+        match self {
+            // The request may have stopped waiting (timed out): nothing to do.
+            Self::Answer(answer) => drop(answer.send(reply)),
+            Self::Detach(read) => read(reply),
+        }
+    }
+}
+
+fn stopped() -> RedisError {
+    RedisError::from((
+        redis::ErrorKind::Client,
+        "the Redis pipeline's task has stopped",
+    ))
+}
+
+fn timed_out(timeout: Duration) -> RedisError {
+    RedisError::from((
+        redis::ErrorKind::Io,
+        "no reply from Redis in time",
+        format!("waited {timeout:?} for the pipeline"),
+    ))
+}
