@@ -1,7 +1,6 @@
 //! Single use across a fleet: a [`ReplayGuard`] on Redis.
 
 use std::fmt;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -183,9 +182,26 @@ impl Script {
 
 /// `EVAL`/`EVALSHA` `script` with `keys` and `args`.
 fn invocation(command: &str, script: &str, keys: &[&str], args: &[&str]) -> redis::Cmd {
-    let mut cmd = redis::cmd(command);
+    let words = keys
+        .iter()
+        .chain(args)
+        .map(|word| word.len())
+        .sum::<usize>();
+    let mut cmd = sized_command(
+        command,
+        2 + keys.len() + args.len(),
+        script.len() + 4 + words,
+    );
     cmd.arg(script).arg(keys.len()).arg(keys).arg(args);
     cmd
+}
+
+/// The command `name`, with room for `args` more arguments of `bytes`
+/// bytes in all: written without regrowing (a claim builds one per retry).
+fn sized_command(name: &str, args: usize, bytes: usize) -> redis::Cmd {
+    let mut command = redis::Cmd::with_capacity(1 + args, name.len() + bytes);
+    command.arg(name);
+    command
 }
 
 impl RedisReplayGuard {
@@ -251,7 +267,10 @@ impl RedisReplayGuard {
 
     /// The Redis key of a fingerprint: the prefix and 64 hex digits.
     fn key(&self, fingerprint: &[u8; 32]) -> String {
-        format!("{}{}", self.prefix, hex(fingerprint))
+        let mut key = String::with_capacity(self.prefix.len() + 64);
+        key.push_str(&self.prefix);
+        push_hex(&mut key, fingerprint);
+        key
     }
 }
 
@@ -273,12 +292,9 @@ impl ReplayGuard for RedisReplayGuard {
             // The key lives as long as the state could still verify; at
             // least a second, since `EX 0` is an error.
             let remaining = expires_at.saturating_sub(self.clock.now()).max(1);
-            let mut set = redis::cmd("SET");
-            set.arg(self.key(fingerprint))
-                .arg(1)
-                .arg("NX")
-                .arg("EX")
-                .arg(remaining);
+            let key = self.key(fingerprint);
+            let mut set = sized_command("SET", 5, key.len() + 32);
+            set.arg(key).arg(1).arg("NX").arg("EX").arg(remaining);
             let reply: Option<String> = read(self.pipeline.query(set).await)
                 .map_err(|e| ReplayError::Unavailable(format!("Redis SET NX failed: {e}")))?;
             Ok(reply.is_some())
@@ -293,12 +309,15 @@ impl ReplayGuard for RedisReplayGuard {
     ) -> BoxFuture<'a, Result<RoundClaim, ReplayError>> {
         Box::pin(async move {
             let remaining = expires_at.saturating_sub(self.clock.now()).max(1);
-            let (key, answers) = (self.key(fingerprint), hex(answers));
+            // What the key holds while the round runs: `R` and the digest.
+            let mut running = String::with_capacity(65);
+            running.push('R');
+            push_hex(&mut running, answers);
             let kept = self
-                .claim_round_once(&key, &answers, remaining)
+                .claim_round_once(&self.key(fingerprint), &running, remaining)
                 .await
                 .map_err(|e| ReplayError::Unavailable(format!("Redis claim failed: {e}")))?;
-            Ok(read_claim(kept, answers.as_bytes()))
+            Ok(read_claim(kept, &running.as_bytes()[1..]))
         })
     }
 
@@ -369,18 +388,18 @@ fn read<T: FromRedisValue>(reply: RedisResult<Value>) -> RedisResult<T> {
 }
 
 impl RedisReplayGuard {
-    /// Claims `key` for the answers' digest in one round trip: what the
-    /// key held before, `None` on the first use.
+    /// Claims `key` for a round, `running` (`R` and the answers' digest)
+    /// in one round trip: what the key held before, `None` on the first use.
     async fn claim_round_once(
         &self,
         key: &str,
-        answers: &str,
+        running: &str,
         remaining: u64,
     ) -> Result<Option<Vec<u8>>, RedisError> {
         if self.native_claim.load(Ordering::Relaxed) {
-            let mut set = redis::cmd("SET");
+            let mut set = sized_command("SET", 6, key.len() + running.len() + 32);
             set.arg(key)
-                .arg(format!("R{answers}"))
+                .arg(running)
                 .arg("NX")
                 .arg("GET")
                 .arg("EX")
@@ -397,7 +416,11 @@ impl RedisReplayGuard {
         }
         let mut connection = self.connection.clone();
         self.scripts[0]
-            .run(&mut connection, &[key], &[answers, &remaining.to_string()])
+            .run(
+                &mut connection,
+                &[key],
+                &[&running[1..], &remaining.to_string()],
+            )
             .await
     }
 
@@ -436,18 +459,28 @@ fn read_claim(kept: Option<Vec<u8>>, answers: &[u8]) -> RoundClaim {
     }
 }
 
-/// 64 lowercase hex digits.
-fn hex(bytes: &[u8; 32]) -> String {
-    let mut out = String::with_capacity(64);
+/// Appends `bytes` to `out` as lowercase hex digits (a table, not
+/// `fmt`: this runs on every claim).
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     for byte in bytes {
-        let _ = write!(out, "{byte:02x}");
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_digits_are_lowercase_two_per_byte() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let mut out = String::from("p:");
+        push_hex(&mut out, &bytes);
+        let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(out, format!("p:{expected}"));
+    }
 
     #[test]
     fn a_claim_reads_what_the_key_held() {
