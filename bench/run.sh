@@ -22,7 +22,8 @@
 #                 [plain two-round legacy-plain]
 #   SERVERS       any of ours limit rmcp, and ours-single-use (--single-use),
 #                 ours-redis (--redis, against a redis-server this script
-#                 starts on a free loopback port), each of those two with
+#                 starts on a free loopback port, pinned with the load
+#                 generator in the pinned mode), each of those two with
 #                 -unrecorded (--no-outcome-record: no answer kept for
 #                 duplicates) and baseline (the conformance-server of an
 #                 earlier commit, built beside HEAD: see BASELINE_REV),
@@ -111,15 +112,23 @@ for bin in "${needed[@]}"; do
 done
 
 # Sets server_pin and loadgen_pin for mode $1: taskset prefixes when
-# pinned (and there are 2 CPUs or more), nothing when shared.
+# pinned (and there are 2 CPUs or more), nothing when shared. Our
+# redis-server, when there is one, goes with the load generator when pinned
+# (the server's CPU stays its own, as when Redis runs on another host) and
+# on every CPU when shared.
 server_pin=()
 loadgen_pin=()
 pin_for() {
     server_pin=()
     loadgen_pin=()
+    local redis_cpus="0-$(($(nproc) - 1))"
     if [[ "$1" == pinned ]] && command -v taskset >/dev/null && (($(nproc) >= 2)); then
         server_pin=(taskset -c "$SERVER_CPUS")
         loadgen_pin=(taskset -c "$LOADGEN_CPUS")
+        redis_cpus=$LOADGEN_CPUS
+    fi
+    if [[ -n "${redis_pid:-}" ]] && command -v taskset >/dev/null; then
+        taskset -pc "$redis_cpus" "$redis_pid" >/dev/null
     fi
 }
 
