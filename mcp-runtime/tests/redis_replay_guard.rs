@@ -223,3 +223,34 @@ async fn a_record_lands_after_redis_forgot_its_script() {
         RoundClaim::Recorded(b"R1".to_vec())
     );
 }
+
+#[tokio::test]
+async fn a_claim_given_up_while_queued_is_never_sent() {
+    let redis = Redis::start();
+    let guard = RedisReplayGuard::new(&redis.url()).unwrap();
+    guard.ping().await.unwrap();
+    // Redis holds every command for 300 ms: the first claim goes out and
+    // waits there; the second queues behind it, and its request gives up.
+    assert!(command(redis.port, "CLIENT PAUSE 300 ALL").starts_with("+OK"));
+    let (first, second, answers) = ([50u8; 32], [51u8; 32], [1u8; 32]);
+    let sent = guard.claim_round(&first, &answers, in_a_minute());
+    let queued = async {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::time::timeout(
+            Duration::from_millis(50),
+            guard.claim_round(&second, &answers, in_a_minute()),
+        )
+        .await
+    };
+    let (sent, queued) = tokio::join!(sent, queued);
+    assert_eq!(sent.unwrap(), RoundClaim::First);
+    assert!(queued.is_err(), "the second claim was given up");
+    // Its state was not claimed: a later claim is the first use.
+    assert_eq!(
+        guard
+            .claim_round(&second, &answers, in_a_minute())
+            .await
+            .unwrap(),
+        RoundClaim::First
+    );
+}

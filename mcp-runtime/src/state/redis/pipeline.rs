@@ -103,6 +103,12 @@ async fn send_pipelines(mut connection: ConnectionManager, mut commands: mpsc::R
     let mut batch = Vec::with_capacity(BATCH);
     let mut pipeline = redis::pipe();
     while commands.recv_many(&mut batch, BATCH).await > 0 {
+        // A request that stopped waiting (it timed out, and was refused)
+        // must not claim its state after all.
+        batch.retain(|queued| !queued.then.abandoned());
+        if batch.is_empty() {
+            continue;
+        }
         pipeline.clear();
         for queued in &mut batch {
             pipeline.add_command(std::mem::take(&mut queued.command));
@@ -182,6 +188,11 @@ async fn resend_after_loading(
 }
 
 impl Then {
+    /// Whether nobody waits for this reply any more, where somebody did.
+    fn abandoned(&self) -> bool {
+        matches!(self, Self::Answer(answer) if answer.is_closed())
+    }
+
     fn deliver(self, reply: RedisResult<Value>) {
         match self {
             // The request may have stopped waiting (timed out): nothing to do.
