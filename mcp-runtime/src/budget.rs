@@ -301,24 +301,40 @@ pub(crate) fn json_cost(value: &Value) -> usize {
     // takes at most twice its key and value, plus the key's text.
     const ENTRY: usize = 2 * (std::mem::size_of::<String>() + NODE);
     let mut cost = NODE;
-    let mut pending: Vec<&Value> = vec![value];
-    while let Some(value) = pending.pop() {
+    // Only nested arrays and objects wait here: leaves are counted where
+    // they are met, so a flat value (most arguments) allocates nothing.
+    let mut pending: Vec<&Value> = Vec::new();
+    let mut current = Some(value);
+    while let Some(value) = current.take().or_else(|| pending.pop()) {
         match value {
-            Value::String(s) => cost += s.capacity(),
             Value::Array(items) => {
                 cost += items.capacity() * NODE;
-                pending.extend(items);
+                for item in items {
+                    cost += leaf_cost(item, &mut pending);
+                }
             }
             Value::Object(map) => {
                 for (key, item) in map {
-                    cost += ENTRY + key.capacity();
-                    pending.push(item);
+                    cost += ENTRY + key.capacity() + leaf_cost(item, &mut pending);
                 }
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            leaf => cost += leaf_cost(leaf, &mut pending),
         }
     }
     cost
+}
+
+/// What a leaf of [`json_cost`] adds (a string's text); an array or object
+/// adds nothing yet and goes to `pending`, to be walked.
+fn leaf_cost<'a>(value: &'a Value, pending: &mut Vec<&'a Value>) -> usize {
+    match value {
+        Value::String(s) => s.capacity(),
+        Value::Array(_) | Value::Object(_) => {
+            pending.push(value);
+            0
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+    }
 }
 
 /// What a parsed JSON object occupies, as [`json_cost`] counts it.
@@ -388,5 +404,36 @@ mod tests {
         let text = json!({"key": "x".repeat(1000)});
         assert!(json_cost(&text) > 1000);
         assert!(json_cost(&json!(null)) > 0);
+    }
+
+    #[test]
+    fn nested_values_cost_what_a_recursive_count_gives() {
+        fn counted(value: &Value) -> usize {
+            const NODE: usize = std::mem::size_of::<Value>();
+            const ENTRY: usize = 2 * (std::mem::size_of::<String>() + NODE);
+            match value {
+                Value::String(s) => s.capacity(),
+                Value::Array(items) => {
+                    items.capacity() * NODE + items.iter().map(counted).sum::<usize>()
+                }
+                Value::Object(map) => map
+                    .iter()
+                    .map(|(key, item)| ENTRY + key.capacity() + counted(item))
+                    .sum(),
+                Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+            }
+        }
+        let values = [
+            json!(null),
+            json!("text"),
+            json!({}),
+            json!({"a": 1, "b": "two", "c": null}),
+            json!([1, "x", [2, ["deep", {"k": "v"}]], {"o": {"p": [true, "q"]}}]),
+            json!({"list": [{"name": "n", "tags": ["t1", "t2"]}, []], "s": "long text"}),
+        ];
+        for value in &values {
+            let expected = std::mem::size_of::<Value>() + counted(value);
+            assert_eq!(json_cost(value), expected, "{value}");
+        }
     }
 }

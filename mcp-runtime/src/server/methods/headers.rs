@@ -2,6 +2,8 @@
 //! body must agree with it. Header names are case-insensitive; values are
 //! compared case-sensitively after trimming surrounding whitespace.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -115,8 +117,9 @@ fn param_matches(header: &str, value: &Value) -> bool {
     }
 }
 
-/// Decodes the `=?base64?...?=` sentinel; other values pass through.
-fn decode_value(raw: &str) -> Option<String> {
+/// Decodes the `=?base64?...?=` sentinel; other values pass through
+/// (borrowed: the usual header is checked without a copy).
+fn decode_value(raw: &str) -> Option<Cow<'_, str>> {
     match raw
         .strip_prefix("=?base64?")
         .and_then(|rest| rest.strip_suffix("?="))
@@ -125,9 +128,9 @@ fn decode_value(raw: &str) -> Option<String> {
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(encoded)
                 .ok()?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(bytes).ok().map(Cow::Owned)
         }
-        None => Some(raw.to_owned()),
+        None => Some(Cow::Borrowed(raw)),
     }
 }
 

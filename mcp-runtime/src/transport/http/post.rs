@@ -5,10 +5,8 @@
 
 use std::sync::Arc;
 
-use axum::Extension;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use tokio::sync::mpsc;
 
@@ -27,12 +25,12 @@ use crate::transport::session::{Admitted, Busy, Driver, Step};
 /// Answers one `POST`: the `Host`/`Origin` guard, the bearer token, the
 /// content type, the accepted types, the body, then the message, handed to
 /// the server (a request) or to its session (a response or notification).
-pub(super) async fn post(
-    State(endpoint): State<Arc<Endpoint>>,
-    peer: Option<Extension<PeerIp>>,
-    headers: HeaderMap,
-    body: Body,
-) -> HttpResponse {
+pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> HttpResponse {
+    // Taken apart rather than extracted: axum's `HeaderMap` extractor
+    // copies the headers of every request.
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let peer = parts.extensions.get::<PeerIp>().map(|&PeerIp(ip)| ip);
     let caller = match admit(&endpoint, &headers).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
@@ -133,7 +131,7 @@ pub(super) async fn post(
     let mut receive = ReceiveContext::new(TransportKind::Http);
     receive.caller = caller;
     receive.headers = Some(mcp_headers(&headers));
-    receive.peer_ip = peer.map(|Extension(PeerIp(ip))| ip);
+    receive.peer_ip = peer;
     receive.protected = endpoint
         .protection
         .as_ref()
