@@ -3,13 +3,15 @@
 //! writes the peer does not take, a cap on the connections served at once,
 //! and a graceful shutdown.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::{Extension, Router};
+use axum::Router;
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -17,6 +19,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower_service::Service as _;
 
 use super::limits::ConnectionLimits;
 use super::write_deadline::WriteDeadline;
@@ -78,7 +81,10 @@ pub(super) async fn serve(
         }
         let connection = http.serve_connection(
             TokioIo::new(WriteDeadline::new(stream, limits.write_timeout)),
-            TowerToHyperService::new(router.clone().layer(Extension(PeerIp(peer.ip())))),
+            PeerRouter {
+                router: router.clone(),
+                peer: PeerIp(peer.ip()),
+            },
         );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -91,6 +97,27 @@ pub(super) async fn serve(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// The router of one connection: each request gets the connection's peer
+/// address in its extensions on the way in. (A router `layer` per
+/// connection would wrap, clone and box every route again on each request.)
+struct PeerRouter {
+    router: Router,
+    peer: PeerIp,
+}
+
+impl hyper::service::Service<hyper::Request<Incoming>> for PeerRouter {
+    type Response = axum::response::Response;
+    type Error = Infallible;
+    type Future = axum::routing::future::RouteFuture<Infallible>;
+
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+        let mut request = request.map(axum::body::Body::new);
+        request.extensions_mut().insert(self.peer);
+        // A router is always ready: `call` needs no `poll_ready` first.
+        self.router.clone().call(request)
+    }
 }
 
 /// The HTTP/1.1 settings of every connection.
