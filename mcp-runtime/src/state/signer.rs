@@ -78,9 +78,12 @@ enum Bound {
 /// until the binding is first needed.
 struct Later {
     binding: OnceLock<Binding>,
-    subject: String,
-    method: String,
-    target: String,
+    /// The caller, the method and the target, one after the other: one
+    /// allocation for the three (this is kept for every request).
+    text: Box<str>,
+    /// Where the method and the target start in `text`.
+    method_at: usize,
+    target_at: usize,
     arguments: LaterArguments,
 }
 
@@ -96,7 +99,9 @@ impl Later {
                 LaterArguments::Object(object) => BoundArguments::Object(object),
                 LaterArguments::Text(text) => BoundArguments::Text(text),
             };
-            binding_of(&self.subject, &self.method, &self.target, arguments)
+            let (subject, rest) = self.text.split_at(self.method_at);
+            let (method, target) = rest.split_at(self.target_at - self.method_at);
+            binding_of(subject, method, target, arguments)
         })
     }
 }
@@ -321,9 +326,11 @@ impl RequestStateSigner {
             None if needed_at_once => Bound::Ready(Self::derive_binding(request, receive)),
             None => Bound::Later(Arc::new(Later {
                 binding: OnceLock::new(),
-                subject: receive.subject().to_owned(),
-                method: request.method.to_owned(),
-                target: request.target.to_owned(),
+                text: [receive.subject(), request.method, request.target]
+                    .concat()
+                    .into_boxed_str(),
+                method_at: receive.subject().len(),
+                target_at: receive.subject().len() + request.method.len(),
                 arguments: match request.arguments {
                     BoundArguments::Object(object) => LaterArguments::Object(object.clone()),
                     BoundArguments::Text(text) => LaterArguments::Text(text.into()),
@@ -520,7 +527,10 @@ mod tests {
     #[test]
     fn a_binding_taken_when_first_needed_is_the_binding_taken_at_once() {
         use crate::receive_context::TransportKind;
-        let receive = ReceiveContext::new(TransportKind::Http);
+        let mut receive = ReceiveContext::new(TransportKind::Http);
+        // A caller too: the binding kept for later holds the caller, the
+        // method and the target in one text, and must split it back.
+        receive.caller = Some(Arc::new(crate::auth::Caller::new("user-7")));
         let arguments = r#"{"b": [1, 2], "a": "x"}"#;
         let request = |arguments| BindingRequest {
             method: "tools/call",
