@@ -128,7 +128,8 @@ pin_for() {
         redis_cpus=$LOADGEN_CPUS
     fi
     if [[ -n "${redis_pid:-}" ]] && command -v taskset >/dev/null; then
-        taskset -pc "$redis_cpus" "$redis_pid" >/dev/null
+        taskset -pc "$redis_cpus" "$redis_pid" >/dev/null ||
+            echo "cannot pin redis-server to CPUs $redis_cpus; it runs where it was" >&2
     fi
 }
 
