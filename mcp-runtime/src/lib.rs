@@ -105,6 +105,8 @@ pub mod transport;
 
 #[cfg(feature = "server")]
 mod budget;
+#[cfg(feature = "server")]
+mod hex;
 #[cfg(any(feature = "server", feature = "client"))]
 mod logged;
 #[cfg(feature = "server")]

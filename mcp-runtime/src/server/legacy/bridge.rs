@@ -269,7 +269,7 @@ fn elicitation_id(question: &RequestId) -> String {
     if getrandom::fill(&mut bytes).is_err() {
         return format!("elicitation-{question}");
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::hex(&bytes)
 }
 
 /// Sends `notifications/cancelled` for a question the server gave up on.

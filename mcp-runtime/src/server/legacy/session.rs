@@ -378,7 +378,7 @@ fn new_session_id() -> String {
         bytes[..8].copy_from_slice(&n.to_le_bytes());
         bytes[8..24].copy_from_slice(&t.to_le_bytes());
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::hex(&bytes)
 }
 
 #[cfg(test)]

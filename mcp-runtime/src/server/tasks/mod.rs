@@ -337,7 +337,6 @@ fn millis(duration: Duration) -> u64 {
 
 /// `bytes` random bytes as lowercase hex.
 pub(crate) fn random_hex(bytes: usize) -> String {
-    use std::fmt::Write as _;
     let mut buf = vec![0u8; bytes];
     // The OS's generator; failing it, the time and a counter still make a
     // unique (if guessable) instance name. Task ids need the generator and
@@ -350,21 +349,13 @@ pub(crate) fn random_hex(bytes: usize) -> String {
             *b = (nanos >> ((i % 16) * 8)) as u8;
         }
     }
-    buf.iter()
-        .fold(String::with_capacity(bytes * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    crate::hex::hex(&buf)
 }
 
 /// A new task id: 128 bits from the OS's generator, hex. `None` when the
 /// generator fails: a guessable id would let anyone read the task.
 pub(crate) fn new_task_id() -> Option<String> {
-    use std::fmt::Write as _;
     let mut buf = [0u8; 16];
     getrandom::fill(&mut buf).ok()?;
-    Some(buf.iter().fold(String::with_capacity(32), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    }))
+    Some(crate::hex::hex(&buf))
 }

@@ -1,7 +1,6 @@
 //! Task records shared by a fleet: a [`TaskStore`] on Redis.
 
 use std::fmt;
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -185,9 +184,7 @@ impl RedisTaskStore {
         let mut key = String::with_capacity(self.prefix.len() + 5 + 2 * allowance.len());
         key.push_str(&self.prefix);
         key.push_str("held:");
-        for byte in allowance.as_bytes() {
-            let _ = write!(key, "{byte:02x}");
-        }
+        crate::hex::push_hex(&mut key, allowance.as_bytes());
         key
     }
 

@@ -333,7 +333,7 @@ fn is_step_id(id: &str) -> bool {
 fn new_id() -> Result<String, String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for a step id: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::hex::hex(&bytes))
 }
 
 /// URL steps in this process's memory, at most

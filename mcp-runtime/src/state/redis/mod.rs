@@ -10,6 +10,7 @@ use redis::{ErrorKind, FromRedisValue, RedisError, RedisResult, ServerErrorKind,
 
 use super::{Clock, ReplayError, ReplayGuard, RoundClaim, SystemClock};
 use crate::BoxFuture;
+use crate::hex::push_hex;
 
 mod pipeline;
 
@@ -156,11 +157,7 @@ impl Script {
         let sha = match self.sha.get() {
             Some(sha) => sha.clone(),
             None => {
-                let sha: String = redis::cmd("SCRIPT")
-                    .arg("LOAD")
-                    .arg(self.source)
-                    .query_async(connection)
-                    .await?;
+                let sha = load_script(connection, self.source).await?;
                 let _ = self.sha.set(sha.clone());
                 sha
             }
@@ -179,6 +176,18 @@ impl Script {
             reply => reply,
         }
     }
+}
+
+/// Loads `source` into Redis's script cache (`SCRIPT LOAD`): its SHA1.
+async fn load_script(
+    connection: &mut ConnectionManager,
+    source: &str,
+) -> Result<String, RedisError> {
+    redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(source)
+        .query_async(connection)
+        .await
 }
 
 /// `EVAL`/`EVALSHA` `script` with `keys` and `args`.
@@ -460,28 +469,9 @@ fn read_claim(kept: Option<Vec<u8>>, answers: &[u8]) -> RoundClaim {
     }
 }
 
-/// Appends `bytes` to `out` as lowercase hex digits (a table, not
-/// `fmt`: this runs on every claim).
-fn push_hex(out: &mut String, bytes: &[u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for byte in bytes {
-        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hex_digits_are_lowercase_two_per_byte() {
-        let bytes: Vec<u8> = (0..=255).collect();
-        let mut out = String::from("p:");
-        push_hex(&mut out, &bytes);
-        let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(out, format!("p:{expected}"));
-    }
 
     #[test]
     fn a_claim_reads_what_the_key_held() {

@@ -164,12 +164,7 @@ async fn resend_after_loading(
     let mut thens = Vec::with_capacity(unscripted.len());
     for (command, script, then) in unscripted {
         if !loaded.contains(&script) {
-            let load = redis::cmd("SCRIPT")
-                .arg("LOAD")
-                .arg(script)
-                .query_async::<String>(connection)
-                .await;
-            if let Err(error) = load {
+            if let Err(error) = super::load_script(connection, script).await {
                 then.deliver(Err(error));
                 continue;
             }
