@@ -28,7 +28,7 @@ use tracing_subscriber::fmt::MakeWriter;
 
 mod support;
 
-use support::http::{Running, form_client_meta, post_json, serve};
+use support::http::{Running, form_client_meta, post_written, serve};
 
 const REFUSED: &str = "Invalid or expired \"requestState\"";
 
@@ -389,14 +389,24 @@ impl Client {
 
     /// Sends one request and returns the JSON-RPC response to it.
     async fn send(&mut self, body: Value) -> Value {
+        let text = body.to_string();
+        self.send_written(body, text).await
+    }
+
+    /// [`Self::send`]s `body` as `text`, the same request written
+    /// otherwise.
+    async fn send_written(&mut self, body: Value, text: String) -> Value {
         let exchange = async {
             match self {
-                Client::Http(running) => post_json(&running.url, body.clone()).await,
+                Client::Http(running) => {
+                    let (_, _, response) = post_written(&running.url, &body, text, None).await;
+                    serde_json::from_str(&response).expect("a JSON response")
+                }
                 Client::Stdio {
                     to_server,
                     from_server,
                 } => {
-                    let mut line = body.to_string();
+                    let mut line = text;
                     line.push('\n');
                     to_server.write_all(line.as_bytes()).await.unwrap();
                     loop {
@@ -785,6 +795,17 @@ async fn with_a_replay_guard_a_state_works_once() {
             .send(call(&fixture.tool, "staging", Some(&state)))
             .await;
         assert_eq!(again["result"], first["result"]);
+        assert_eq!(fixture.runs(), 2, "the handler did not run again");
+        // The same answers written otherwise (keys in another order, white
+        // space): the same answers, so the recorded answer too.
+        let retry = call(&fixture.tool, "staging", Some(&state));
+        let written = retry.to_string().replace(
+            r#""inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}}"#,
+            r#""inputResponses": { "confirm" : { "content":{ "ok" : true }, "action":"accept" } }"#,
+        );
+        assert_ne!(written, retry.to_string(), "the answers were rewritten");
+        let rewritten = client.send_written(retry, written).await;
+        assert_eq!(rewritten["result"], first["result"]);
         assert_eq!(fixture.runs(), 2, "the handler did not run again");
         // The same state with other answers: refused.
         let mut changed = call(&fixture.tool, "staging", Some(&state));

@@ -73,6 +73,18 @@ pub(crate) fn form_client_meta() -> Value {
 /// `token`, a bearer token.
 /// Returns the status, the content type and the body.
 pub(crate) async fn post(url: &str, body: Value, token: Option<&str>) -> (u16, String, String) {
+    let text = body.to_string();
+    post_written(url, &body, text, token).await
+}
+
+/// [`post`]s `body` as `text`: the same request written otherwise (its
+/// keys in another order, say).
+pub(crate) async fn post_written(
+    url: &str,
+    body: &Value,
+    text: String,
+    token: Option<&str>,
+) -> (u16, String, String) {
     let method = body["method"].as_str().unwrap().to_owned();
     let mut request = reqwest::Client::new()
         .post(url)
@@ -88,7 +100,7 @@ pub(crate) async fn post(url: &str, body: Value, token: Option<&str>) -> (u16, S
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
-    let response = request.body(body.to_string()).send().await.unwrap();
+    let response = request.body(text).send().await.unwrap();
     let status = response.status().as_u16();
     let content_type = response
         .headers()

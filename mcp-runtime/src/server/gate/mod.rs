@@ -34,10 +34,10 @@ use std::time::{Duration, Instant};
 
 use crate::logged::Wire;
 use crate::receive_context::ReceiveContext;
-use crate::schema::{InputResponses, JsonObject, McpError};
+use crate::schema::McpError;
 use crate::state::{
     BindingRequest, BoundArguments, ReplayError, ReplayGuard, RequestStateSigner, RoundClaim,
-    StateError, VerifiedState, arguments_digest,
+    StateError, VerifiedState,
 };
 
 /// The server's request-state settings: its signer, its replay guard (single
@@ -249,7 +249,7 @@ impl StateGate {
     pub(crate) async fn open_round(
         &self,
         checked: Checked<'_>,
-        answers: Option<&InputResponses>,
+        answers: Option<&str>,
     ) -> Result<Opened, McpError> {
         // A request that echoes no state has nothing to claim: it opens at
         // once. The claim, with its waits, is boxed so that the future of
@@ -265,7 +265,7 @@ impl StateGate {
     async fn open_echoed(
         &self,
         echoed: Echoed<'_>,
-        answers: Option<&InputResponses>,
+        answers: Option<&str>,
     ) -> Result<Opened, McpError> {
         let outcomes = &self.outcomes;
         let (Some(guard), true) = (&self.replay_guard, outcomes.on()) else {
@@ -277,10 +277,10 @@ impl StateGate {
             signer,
             verified,
         } = echoed;
-        let answers = match answers {
-            Some(answers) => arguments_digest(answers),
-            None => arguments_digest(&JsonObject::new()),
-        };
+        // Digested from the text as sent, in canonical form: no tree is
+        // built for it (a handler that reads its answers decodes them from
+        // the text too).
+        let answers = BoundArguments::Text(answers.unwrap_or("{}")).digest();
         let (fingerprint, expires_at) = (*verified.fingerprint(), verified.expires_at());
         let deadline = Instant::now() + outcomes.wait();
         let mut pause = Duration::from_millis(10);

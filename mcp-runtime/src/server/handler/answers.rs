@@ -260,6 +260,12 @@ impl RoundAnswers {
         self.text(value)
     }
 
+    /// The answers as one compact JSON object (a repeated key, if the
+    /// client sent one, is there twice: the last counts).
+    pub(crate) fn json(&self) -> &str {
+        &self.json
+    }
+
     /// The answers as a tree (parsed on first use).
     pub(crate) fn tree(&self) -> &InputResponses {
         self.tree

@@ -53,7 +53,7 @@ pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
     if consumes_its_state(&core.gate, &data) {
         return round_to_its_end(Arc::clone(core), checked.into_owned(), data, run).await;
     }
-    let answers = data.answers().map(RoundAnswers::tree);
+    let answers = data.answers().map(RoundAnswers::json);
     // Named in the log of a 2025-era round the bridge cannot go on with.
     let target = data.is_legacy().then(|| checked.target().to_owned());
     let opened = core.gate.open_round(checked, answers).await?;
@@ -195,7 +195,7 @@ async fn round_to_its_end<R: ResultMeta + Send + 'static>(
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
 ) -> Result<String, McpError> {
     RunsToEnd::new(async move {
-        let answers = data.answers().map(RoundAnswers::tree);
+        let answers = data.answers().map(RoundAnswers::json);
         let opened = core.gate.open_round(checked, answers).await?;
         let ticket = match opened {
             Opened::Run(verified, ticket) => {
