@@ -124,10 +124,13 @@ pub const DEFAULT_OUTCOME_BUDGET: usize = OUTCOME_BUDGET;
 /// Entries are dropped once the state they remember has expired, and at
 /// most [`capacity`](Self::capacity) are kept: when that many unexpired
 /// states are remembered, a new claim fails with [`ReplayError::Full`]
-/// (the retry is refused, never accepted unrecorded). An entry costs about
-/// 48 B, up to about 100 B while the table grows; remembering every state
-/// used within one TTL takes `rate x TTL` entries (10,000 retries a second
-/// with the default 600 s TTL: 6 million, 300 to 600 MB). Beyond what one
+/// (the retry is refused, never accepted unrecorded). An entry takes 53 B
+/// of a table whose room doubles as it fills (never more than 7/8 full):
+/// 61 to 122 B an entry, and the old table beside the new one while it
+/// doubles. Remembering every state used within one TTL takes
+/// `rate x TTL` entries (10,000 retries a second with the default 600 s
+/// TTL: 6 million, 370 to 730 MB), besides the outcomes kept (at most
+/// [`outcome_budget`](Self::outcome_budget)). Beyond what one
 /// machine should hold, or for single use across a fleet or a restart,
 /// use a shared guard (`RedisReplayGuard`, cargo feature `redis`): a restart
 /// forgets this one.
@@ -139,9 +142,33 @@ pub struct InMemoryReplayGuard {
 }
 
 /// A remembered state: until when, and what is kept of its first use.
+/// Small, as a guard holds millions (52 B with its key: see
+/// [`InMemoryReplayGuard`]).
 struct Entry {
-    expiry: u64,
+    /// Unix seconds (`u32` lasts until 2106; later ones are kept as its
+    /// largest, which only keeps the entry longer).
+    expiry: u32,
     kept: Kept,
+}
+
+/// What a table keys a state by: the first half of its fingerprint, a
+/// SHA-256 digest of a token the server signed. 128 bits are as unique as
+/// the whole (two states sharing a key would be a refusal, never a
+/// second use) in half the room.
+type Key = [u8; 16];
+
+/// What a table keeps of the answers of a round: the first half of their
+/// digest (finding other answers with the same 128 bits is out of reach).
+type AnswersKey = [u8; 16];
+
+fn halve(digest: &[u8; 32]) -> [u8; 16] {
+    let mut half = [0; 16];
+    half.copy_from_slice(&digest[..16]);
+    half
+}
+
+fn expiry_of(expires_at: u64) -> u32 {
+    u32::try_from(expires_at).unwrap_or(u32::MAX)
 }
 
 /// The most bytes of one chunk of an [`InMemoryReplayGuard`]'s recorded
@@ -159,9 +186,10 @@ const CHUNK_BYTES: usize = 128 << 10;
 #[derive(Default)]
 struct Slab {
     /// The chunks still holding an answer, oldest first; `chunks[i]` has
-    /// the id `first + i`.
+    /// the id `first + i` (wrapping: the ids of the chunks held at once
+    /// span far less than `u32`'s range).
     chunks: VecDeque<Chunk>,
-    first: u64,
+    first: u32,
     /// The bytes the chunks hold (their capacity): what the outcome budget
     /// bounds.
     held: usize,
@@ -178,16 +206,20 @@ struct Chunk {
 /// Where one answer is in a [`Slab`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Place {
-    chunk: u64,
-    start: usize,
-    len: usize,
+    chunk: u32,
+    start: u32,
+    len: u32,
 }
 
 impl Slab {
     /// Appends `outcome`, within `budget` bytes held: where it is, or
-    /// `None` when a chunk for it would pass the budget.
+    /// `None` when a chunk for it would pass the budget (or it is 4 GiB or
+    /// more).
     fn put(&mut self, outcome: &[u8], budget: usize) -> Option<Place> {
-        let last_id = self.first + self.chunks.len() as u64;
+        let len = u32::try_from(outcome.len()).ok()?;
+        let last_id = self
+            .first
+            .wrapping_add(u32::try_from(self.chunks.len()).ok()?);
         let fits = self.chunks.back().is_some_and(|chunk| {
             chunk.live > 0 && chunk.bytes.capacity() - chunk.bytes.len() >= outcome.len()
         });
@@ -202,35 +234,36 @@ impl Slab {
                 live: 0,
             });
         }
-        let chunk_id = if fits { last_id - 1 } else { last_id };
+        let chunk_id = if fits {
+            last_id.wrapping_sub(1)
+        } else {
+            last_id
+        };
         let chunk = self.chunks.back_mut()?;
-        let start = chunk.bytes.len();
+        // A chunk is 128 KiB, or one outcome of less than 4 GiB: its
+        // length fits.
+        let start = u32::try_from(chunk.bytes.len()).ok()?;
         chunk.bytes.extend_from_slice(outcome);
         chunk.live += 1;
         Some(Place {
             chunk: chunk_id,
             start,
-            len: outcome.len(),
+            len,
         })
     }
 
     /// The answer at `place`.
     fn get(&self, place: Place) -> &[u8] {
+        let (start, len) = (place.start as usize, place.len as usize);
         self.chunk(place.chunk)
-            .and_then(|chunk| chunk.bytes.get(place.start..place.start + place.len))
+            .and_then(|chunk| chunk.bytes.get(start..start + len))
             .unwrap_or_default()
     }
 
     /// Lets go of the answer at `place`: its chunk is freed with its last
     /// answer, and freed chunks at the front are dropped.
     fn free(&mut self, place: Place) {
-        let Some(index) = place.chunk.checked_sub(self.first) else {
-            return;
-        };
-        let Some(chunk) = usize::try_from(index)
-            .ok()
-            .and_then(|index| self.chunks.get_mut(index))
-        else {
+        let Some(chunk) = self.index(place.chunk).and_then(|i| self.chunks.get_mut(i)) else {
             return;
         };
         chunk.live = chunk.live.saturating_sub(1);
@@ -240,17 +273,23 @@ impl Slab {
         }
         while self.chunks.front().is_some_and(|chunk| chunk.live == 0) {
             self.chunks.pop_front();
-            self.first += 1;
+            self.first = self.first.wrapping_add(1);
         }
     }
 
-    fn chunk(&self, id: u64) -> Option<&Chunk> {
-        let index = usize::try_from(id.checked_sub(self.first)?).ok()?;
-        self.chunks.get(index)
+    fn chunk(&self, id: u32) -> Option<&Chunk> {
+        self.chunks.get(self.index(id)?)
+    }
+
+    /// Where the chunk `id` is in `chunks`, if it is held.
+    fn index(&self, id: u32) -> Option<usize> {
+        usize::try_from(id.wrapping_sub(self.first))
+            .ok()
+            .filter(|&index| index < self.chunks.len())
     }
 }
 
-/// Hashes a fingerprint by its first eight bytes: it is a SHA-256 digest
+/// Hashes a [`Key`] by its first eight bytes: it is part of a SHA-256 digest
 /// of a token the server signed (no client can choose one), so its bytes
 /// are already uniform and `SipHash` would only cost time.
 #[derive(Default)]
@@ -270,15 +309,15 @@ impl Hasher for FingerprintHasher {
     }
 }
 
-type Fingerprints = HashMap<[u8; 32], Entry, BuildHasherDefault<FingerprintHasher>>;
+type Fingerprints = HashMap<Key, Entry, BuildHasherDefault<FingerprintHasher>>;
 
 enum Kept {
     /// Claimed with [`ReplayGuard::claim`]: nothing kept.
     Claimed,
     /// Claimed for a round with these answers, which is still running.
-    Running { answers: [u8; 32] },
+    Running { answers: AnswersKey },
     /// The round with these answers ended with this outcome.
-    Done { answers: [u8; 32], outcome: Place },
+    Done { answers: AnswersKey, outcome: Place },
     /// The round ended without an outcome to keep.
     Unrecorded,
 }
@@ -302,7 +341,7 @@ struct Seen {
     /// No entry expires before this (the last sweep's earliest, lowered by
     /// each claim since): while full, no sweep runs before it, so a full
     /// table is not scanned on every claim.
-    next_expiry: u64,
+    next_expiry: u32,
 }
 
 /// States remembered when the machine's memory cannot be read.
@@ -389,10 +428,10 @@ impl InMemoryReplayGuard {
 impl Seen {
     /// Drops the entries expired at `now`; notes the earliest expiry left.
     fn sweep(&mut self, now: u64) {
-        let mut earliest = u64::MAX;
+        let mut earliest = u32::MAX;
         let outcomes = &mut self.outcomes;
         self.entries.retain(|_, entry| {
-            let keep = entry.expiry > now;
+            let keep = u64::from(entry.expiry) > now;
             if keep {
                 earliest = earliest.min(entry.expiry);
             } else if let Some(place) = entry.outcome() {
@@ -424,7 +463,7 @@ impl Seen {
     /// guard is full of unexpired entries.
     fn make_room(&mut self, now: u64, capacity: usize) -> Result<(), ReplayError> {
         let full = self.entries.len() >= capacity;
-        if self.entries.len() >= self.sweep_at || (full && now >= self.next_expiry) {
+        if self.entries.len() >= self.sweep_at || (full && now >= u64::from(self.next_expiry)) {
             self.sweep(now);
         }
         if self.entries.len() >= capacity {
@@ -433,12 +472,13 @@ impl Seen {
         Ok(())
     }
 
-    /// Remembers `fingerprint` until `expiry`, replacing an expired entry.
-    fn insert(&mut self, fingerprint: [u8; 32], expiry: u64, kept: Kept) {
+    /// Remembers `key` until `expires_at`, replacing an expired entry.
+    fn insert(&mut self, key: Key, expires_at: u64, kept: Kept) {
+        let expiry = expiry_of(expires_at);
         let entry = Entry { expiry, kept };
         if let Some(place) = self
             .entries
-            .insert(fingerprint, entry)
+            .insert(key, entry)
             .and_then(|old| old.outcome())
         {
             self.outcomes.free(place);
@@ -446,11 +486,11 @@ impl Seen {
         self.next_expiry = self.next_expiry.min(expiry);
     }
 
-    /// The unexpired entry of `fingerprint`.
-    fn live(&self, fingerprint: &[u8; 32], now: u64) -> Option<&Entry> {
+    /// The unexpired entry of `key`.
+    fn live(&self, key: &Key, now: u64) -> Option<&Entry> {
         self.entries
-            .get(fingerprint)
-            .filter(|entry| entry.expiry > now)
+            .get(key)
+            .filter(|entry| u64::from(entry.expiry) > now)
     }
 }
 
@@ -460,13 +500,13 @@ impl ReplayGuard for InMemoryReplayGuard {
         fingerprint: &'a [u8; 32],
         expires_at: u64,
     ) -> BoxFuture<'a, Result<bool, ReplayError>> {
-        let now = self.clock.now();
+        let (now, key) = (self.clock.now(), halve(fingerprint));
         let mut seen = self.lock();
-        let outcome = if seen.live(fingerprint, now).is_some() {
+        let outcome = if seen.live(&key, now).is_some() {
             Ok(false)
         } else {
             seen.make_room(now, self.capacity).map(|()| {
-                seen.insert(*fingerprint, expires_at, Kept::Claimed);
+                seen.insert(key, expires_at, Kept::Claimed);
                 true
             })
         };
@@ -479,20 +519,19 @@ impl ReplayGuard for InMemoryReplayGuard {
         answers: &'a [u8; 32],
         expires_at: u64,
     ) -> BoxFuture<'a, Result<RoundClaim, ReplayError>> {
-        let now = self.clock.now();
+        let (now, key, answers) = (self.clock.now(), halve(fingerprint), halve(answers));
         let mut seen = self.lock();
-        let claim = match seen.live(fingerprint, now).map(|entry| &entry.kept) {
-            Some(Kept::Running { answers: first }) if first == answers => Ok(RoundClaim::Running),
+        let claim = match seen.live(&key, now).map(|entry| &entry.kept) {
+            Some(Kept::Running { answers: first }) if *first == answers => Ok(RoundClaim::Running),
             Some(Kept::Done {
                 answers: first,
                 outcome,
-            }) if first == answers => {
+            }) if *first == answers => {
                 Ok(RoundClaim::Recorded(seen.outcomes.get(*outcome).to_vec()))
             }
             Some(_) => Ok(RoundClaim::Refused),
             None => seen.make_room(now, self.capacity).map(|()| {
-                let kept = Kept::Running { answers: *answers };
-                seen.insert(*fingerprint, expires_at, kept);
+                seen.insert(key, expires_at, Kept::Running { answers });
                 RoundClaim::First
             }),
         };
@@ -508,7 +547,7 @@ impl ReplayGuard for InMemoryReplayGuard {
         let mut seen = self.lock();
         let seen = &mut *seen;
         let mut kept = false;
-        if let Some(entry) = seen.entries.get_mut(fingerprint)
+        if let Some(entry) = seen.entries.get_mut(&halve(fingerprint))
             && let Kept::Running { answers } = entry.kept
         {
             let place = outcome.and_then(|outcome| seen.outcomes.put(outcome, self.outcome_budget));
@@ -548,6 +587,11 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_with_its_key_takes_52_bytes() {
+        assert_eq!(std::mem::size_of::<(Key, Entry)>(), 52);
+    }
+
+    #[test]
     fn outcomes_share_chunks_that_are_freed_with_their_last_outcome() {
         let mut slab = Slab::default();
         let answer = [7u8; 1000];
@@ -578,6 +622,41 @@ mod tests {
             .unwrap_or_else(|| panic!("no room"));
         assert_eq!(slab.get(place), &large[..]);
         assert_eq!(slab.held, CHUNK_BYTES + 1);
+    }
+
+    #[test]
+    fn chunk_ids_wrap_around() {
+        let mut slab = Slab {
+            first: u32::MAX,
+            ..Slab::default()
+        };
+        let large = vec![1u8; CHUNK_BYTES];
+        let places: Vec<Place> = (0..3)
+            .map(|i| {
+                slab.put(&large[i..], 1 << 20)
+                    .unwrap_or_else(|| panic!("no room"))
+            })
+            .collect();
+        let ids: Vec<u32> = places.iter().map(|place| place.chunk).collect();
+        assert_eq!(ids, [u32::MAX, 0, 1]);
+        assert!(
+            places
+                .iter()
+                .zip(0..)
+                .all(|(p, i)| slab.get(*p) == &large[i..])
+        );
+        for place in places {
+            slab.free(place);
+        }
+        assert_eq!((slab.chunks.len(), slab.held, slab.first), (0, 0, 2));
+        assert_eq!(
+            slab.get(Place {
+                chunk: 5,
+                start: 0,
+                len: 1
+            }),
+            b""
+        );
     }
 
     #[test]
