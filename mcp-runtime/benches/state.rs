@@ -1,5 +1,7 @@
 //! Cost of the request-state primitives: sign, verify, verify + decode into
-//! a typed enum, at a 64-byte and a 1 KiB payload, signed and sealed.
+//! a typed enum, at a 64-byte and a 1 KiB payload, signed and sealed; and
+//! the canonical digest that binds a state to its arguments and keys a
+//! round's answers, from the text as sent and from a tree.
 //!
 //! `cargo bench -p mcp-runtime --bench state`
 
@@ -8,7 +10,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mcp_runtime::state::{Binding, RequestStateSigner};
+use mcp_runtime::state::{Binding, BoundArguments, RequestStateSigner, arguments_digest};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize)]
@@ -62,5 +64,36 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// Answers as a client sends them: keys in order, and the same out of
+/// order with white space; and larger arguments.
+const TEXTS: [(&str, &str); 3] = [
+    (
+        "answers",
+        r#"{"confirm":{"action":"accept","content":{"confirmed":true,"note":"ok"}}}"#,
+    ),
+    (
+        "answers-unsorted",
+        r#"{ "confirm": { "content": { "note": "ok", "confirmed": true }, "action": "accept" } }"#,
+    ),
+    (
+        "arguments",
+        r#"{"query":"select * from orders where id = 42","limit":100,"tags":["a","b","c"],"options":{"dry_run":false,"timeout_ms":2500,"labels":{"team":"payments","env":"staging"}}}"#,
+    ),
+];
+
+fn digest(c: &mut Criterion) {
+    let mut group = c.benchmark_group("binding/digest");
+    for (name, text) in TEXTS {
+        group.bench_with_input(BenchmarkId::new("text", name), text, |b, t| {
+            b.iter(|| BoundArguments::Text(black_box(t)).digest())
+        });
+        let tree = serde_json::from_str(text).unwrap();
+        group.bench_with_input(BenchmarkId::new("tree", name), &tree, |b, t| {
+            b.iter(|| arguments_digest(black_box(t)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, digest);
 criterion_main!(benches);

@@ -118,6 +118,30 @@ fn build(entries: &[(String, Tree)], reversed: bool) -> JsonObject {
     object
 }
 
+/// `value` as JSON with every object's members in reverse order, each
+/// key written twice: first with `null`, then with its value (the last of
+/// a repeated key counts).
+fn written_backwards(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let members: Vec<String> = map
+                .iter()
+                .rev()
+                .map(|(key, value)| {
+                    let key = Value::from(key.as_str());
+                    format!("{key}:null, {key}:{}", written_backwards(value))
+                })
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(written_backwards).collect();
+            format!("[{}]", items.join(","))
+        }
+        scalar => scalar.to_string(),
+    }
+}
+
 /// A replacement for one byte of an ASCII token: any ASCII byte, or any
 /// character (a lone byte of 0x80 and above is not a string).
 fn replacement() -> impl Strategy<Value = char> {
@@ -153,6 +177,11 @@ proptest! {
         };
         let read: JsonObject = serde_json::from_str(&text).unwrap();
         prop_assert_eq!(BoundArguments::Text(&text).digest(), arguments_digest(&read));
+        // Every object's keys backwards, each first with a value that the
+        // repeated key then replaces: the same tree, the same digest.
+        let backwards = written_backwards(&Value::Object(object));
+        let read: JsonObject = serde_json::from_str(&backwards).unwrap();
+        prop_assert_eq!(BoundArguments::Text(&backwards).digest(), arguments_digest(&read));
     }
 
     #[test]

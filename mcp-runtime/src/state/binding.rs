@@ -1,11 +1,12 @@
 //! What a state is bound to: by default the caller, the method, the target
 //! and a digest of the arguments.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::schema::{JsonKey, JsonObject};
@@ -84,18 +85,17 @@ impl BoundArguments<'_> {
     pub fn digest(&self) -> [u8; 32] {
         match self {
             Self::Object(object) => arguments_digest(object),
-            Self::Text(text) => {
-                let mut hasher = CanonicalHasher(Sha256::new());
-                let mut json = serde_json::Deserializer::from_str(text);
-                // Text that is not JSON (never the case for what the
-                // server read) digests as what was read of it.
-                let value = Canonical {
-                    hasher: &mut hasher,
-                    depth: 0,
-                };
-                let _ = DeserializeSeed::deserialize(value, &mut json);
-                hasher.0.finalize().into()
-            }
+            Self::Text(text) => match CanonicalWriter::of(text) {
+                Some(canonical) => Sha256::digest(&canonical).into(),
+                // Not JSON (never the case for what the server read): the
+                // digest of the text itself, after a byte no JSON text
+                // starts with, so it is no JSON text's digest.
+                None => Sha256::new()
+                    .chain_update([0xff])
+                    .chain_update(text)
+                    .finalize()
+                    .into(),
+            },
         }
     }
 
@@ -169,32 +169,72 @@ impl CanonicalHasher {
     }
 }
 
-/// Hashes one JSON value from a parser in canonical form, as
-/// [`CanonicalHasher::value`] hashes its tree: arrays as they stream by,
-/// an object's members sorted (the last of a repeated key counts, as in a
-/// map), each member's value hashed from its text.
-struct Canonical<'h> {
-    hasher: &'h mut CanonicalHasher,
-    /// How deep in the value this is: each object's members are read
-    /// with a parser of their own, so the depth is bounded here.
-    depth: usize,
+/// The canonical JSON of a JSON text, written in one pass of a parser into
+/// `out`, as [`CanonicalHasher::value`] hashes the text's tree: arrays as
+/// they stream by, an object's members as they come when their keys come in
+/// order (as a client that writes maps sorted, or one written from this
+/// form, sends them), and sorted in place when they do not (the last of a
+/// repeated key counts, as in a map).
+struct CanonicalWriter<'de> {
+    out: Vec<u8>,
+    /// The members of the objects being read, innermost last: each key,
+    /// and where its `"key":value` is in `out`.
+    members: Vec<(Cow<'de, str>, Range<usize>)>,
 }
 
-/// The deepest a value's digest reads, as `serde_json`'s own limit.
-const MAX_DEPTH: usize = 128;
+impl<'de> CanonicalWriter<'de> {
+    /// The canonical form of `text`; `None` when it is not JSON (or nests
+    /// deeper than `serde_json`'s limit of 128).
+    fn of(text: &'de str) -> Option<Vec<u8>> {
+        let mut writer = CanonicalWriter {
+            out: Vec::with_capacity(text.len()),
+            members: Vec::new(),
+        };
+        let mut json = serde_json::Deserializer::from_str(text);
+        DeserializeSeed::deserialize(Canonical(&mut writer), &mut json).ok()?;
+        json.end().ok()?;
+        Some(writer.out)
+    }
 
-impl<'de> DeserializeSeed<'de> for Canonical<'_> {
+    /// Writes the compact JSON of a scalar or a string.
+    fn json<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
+        // Serialising a string or a scalar into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(&mut self.out, value);
+    }
+
+    /// Sorts the members from `first` on, of the object that starts at
+    /// `start` in `out` (after its `{`), by key bytes; of a repeated key
+    /// the last counts.
+    fn sort_members(&mut self, first: usize, start: usize) {
+        let members = &mut self.members[first..];
+        members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut sorted = Vec::with_capacity(self.out.len() - start);
+        for (i, (key, range)) in members.iter().enumerate() {
+            if members.get(i + 1).is_some_and(|next| next.0 == *key) {
+                continue;
+            }
+            if !sorted.is_empty() {
+                sorted.push(b',');
+            }
+            sorted.extend_from_slice(&self.out[range.clone()]);
+        }
+        self.out.truncate(start);
+        self.out.extend_from_slice(&sorted);
+    }
+}
+
+/// Reads one JSON value into a [`CanonicalWriter`].
+struct Canonical<'w, 'de>(&'w mut CanonicalWriter<'de>);
+
+impl<'de> DeserializeSeed<'de> for Canonical<'_, 'de> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        if self.depth > MAX_DEPTH {
-            return Err(serde::de::Error::custom("nested too deep"));
-        }
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Canonical<'_> {
+impl<'de> Visitor<'de> for Canonical<'_, 'de> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -202,104 +242,97 @@ impl<'de> Visitor<'de> for Canonical<'_> {
     }
 
     fn visit_bool<E>(self, v: bool) -> Result<(), E> {
-        self.hasher.json(&v);
+        self.0.json(&v);
         Ok(())
     }
 
     fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        self.hasher.json(&v);
+        self.0.json(&v);
         Ok(())
     }
 
     fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        self.hasher.json(&v);
+        self.0.json(&v);
         Ok(())
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<(), E> {
         // As a tree holds it: a number (always finite, from JSON).
-        self.hasher.json(&Value::from(v));
+        self.0.json(&Value::from(v));
         Ok(())
     }
 
     fn visit_str<E>(self, v: &str) -> Result<(), E> {
-        self.hasher.json(v);
+        self.0.json(v);
         Ok(())
     }
 
     fn visit_unit<E>(self) -> Result<(), E> {
-        self.hasher.0.update(b"null");
+        self.0.out.extend_from_slice(b"null");
         Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.hasher.0.update(b"[");
-        let mut comma = false;
+        let writer = self.0;
+        writer.out.push(b'[');
+        let mut first = true;
         while seq
             .next_element_seed(Element {
-                hasher: &mut *self.hasher,
-                comma,
-                depth: self.depth + 1,
+                writer: &mut *writer,
+                first,
             })?
             .is_some()
         {
-            comma = true;
+            first = false;
         }
-        self.hasher.0.update(b"]");
+        writer.out.push(b']');
         Ok(())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut members: Vec<(String, &'de RawValue)> = Vec::new();
+        let writer = self.0;
+        writer.out.push(b'{');
+        let (start, first) = (writer.out.len(), writer.members.len());
+        let mut in_order = true;
         while let Some(JsonKey(key)) = map.next_key()? {
-            members.push((key.into_owned(), map.next_value()?));
-        }
-        // Sorted by key bytes, stably: of a repeated key the last counts.
-        members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        self.hasher.0.update(b"{");
-        let mut first = true;
-        for (i, (key, value)) in members.iter().enumerate() {
-            if members.get(i + 1).is_some_and(|next| next.0 == *key) {
-                continue;
+            if let Some((last, _)) = writer.members.get(first..).and_then(<[_]>::last) {
+                // Strictly after the last: a repeated key is out of order.
+                in_order &= last.as_bytes() < key.as_bytes();
             }
-            if !first {
-                self.hasher.0.update(b",");
+            if writer.members.len() > first {
+                writer.out.push(b',');
             }
-            first = false;
-            self.hasher.json(key.as_str());
-            self.hasher.0.update(b":");
-            let mut json = serde_json::Deserializer::from_str(value.get());
-            let member = Canonical {
-                hasher: &mut *self.hasher,
-                depth: self.depth + 1,
-            };
-            DeserializeSeed::deserialize(member, &mut json).map_err(serde::de::Error::custom)?;
+            let at = writer.out.len();
+            writer.json(key.as_ref());
+            writer.out.push(b':');
+            map.next_value_seed(Canonical(&mut *writer))?;
+            let end = writer.out.len();
+            writer.members.push((key, at..end));
         }
-        self.hasher.0.update(b"}");
+        if !in_order {
+            writer.sort_members(first, start);
+        }
+        writer.members.truncate(first);
+        writer.out.push(b'}');
         Ok(())
     }
 }
 
-/// One array element, hashed after the comma that goes before it (only
+/// One array element, written after the comma that goes before it (only
 /// once there is an element).
-struct Element<'h> {
-    hasher: &'h mut CanonicalHasher,
-    comma: bool,
-    depth: usize,
+struct Element<'w, 'de> {
+    writer: &'w mut CanonicalWriter<'de>,
+    first: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for Element<'_> {
+impl<'de> DeserializeSeed<'de> for Element<'_, 'de> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        if self.comma {
-            self.hasher.0.update(b",");
+        if !self.first {
+            self.writer.out.push(b',');
         }
-        let element = Canonical {
-            hasher: self.hasher,
-            depth: self.depth,
-        };
-        DeserializeSeed::deserialize(element, d)
+        DeserializeSeed::deserialize(Canonical(self.writer), d)
     }
 }
 
@@ -354,6 +387,9 @@ mod tests {
             r#"{"z\u00e9":{"c":2.5,"b":[1,"x\"y",null,true]},"a":-3}"#,
             r#"{"k":1,"k":{"n":[{"y":1,"x":2},[],[[]]]},"\ud83d\ude00":"\n\t\u0001"}"#,
             r#"{"a":{"a":{"a":{"a":[{"a":false}]}}}}"#,
+            r#"{"b":{"d":1,"c":[{"z":0,"y":1}]},"a":{"\u00e9":1,"é":2,"e":3}}"#,
+            r#"{"a\"b":1,"a#":2,"a":3,"":4,"a":{"y":[],"x":{}}}"#,
+            r#"{ "z" : [ { "b" : 1 , "a" : 2 } ] , "y" : "\/" }"#,
         ] {
             let tree: JsonObject = serde_json::from_str(text).unwrap();
             assert_eq!(
@@ -371,6 +407,9 @@ mod tests {
         let shallow = format!("{}1{}", "{\"a\":".repeat(3), "}".repeat(3));
         let digest = BoundArguments::Text(&text).digest();
         assert_ne!(digest, BoundArguments::Text(&shallow).digest());
+        // Past the parser's depth, the digest is still the text's own.
+        let other = text.replacen("1}", "2}", 1);
+        assert_ne!(digest, BoundArguments::Text(&other).digest());
     }
 
     #[test]
