@@ -108,10 +108,10 @@ struct Echoed<'t> {
 }
 
 /// What the gate decided for a round whose answer may be recorded.
-pub(crate) enum Opened {
+pub(crate) enum Opened<'t> {
     /// Run the handler with this state; with a ticket when its answer is
     /// to be recorded.
-    Run(Verified, Option<Ticket>),
+    Run(Verified, Option<Ticket<'t>>),
     /// A duplicate of a round already run: the answer recorded for it.
     Replayed(Result<String, McpError>),
 }
@@ -246,11 +246,11 @@ impl StateGate {
     /// with the same `inputResponses` (`answers`) gets the recorded answer
     /// without running the handler (waiting, bounded, while the first use
     /// still runs), and one with other answers the fixed `-32602`.
-    pub(crate) async fn open_round(
+    pub(crate) async fn open_round<'t>(
         &self,
-        checked: Checked<'_>,
+        checked: Checked<'t>,
         answers: Option<&str>,
-    ) -> Result<Opened, McpError> {
+    ) -> Result<Opened<'t>, McpError> {
         // A request that echoes no state has nothing to claim: it opens at
         // once. The claim, with its waits, is boxed so that the future of
         // every call that awaits this one stays small: each request's
@@ -262,11 +262,11 @@ impl StateGate {
     }
 
     /// [`Self::open_round`] of a request that echoes a state.
-    async fn open_echoed(
+    async fn open_echoed<'t>(
         &self,
-        echoed: Echoed<'_>,
+        echoed: Echoed<'t>,
         answers: Option<&str>,
-    ) -> Result<Opened, McpError> {
+    ) -> Result<Opened<'t>, McpError> {
         let outcomes = &self.outcomes;
         let (Some(guard), true) = (&self.replay_guard, outcomes.on()) else {
             return Ok(Opened::Run(self.claim_echoed(echoed).await?, None));
@@ -316,8 +316,8 @@ impl StateGate {
             fingerprint,
             expires_at,
             outcomes,
-            &method,
-            &target,
+            method,
+            target,
         );
         let verified = Verified {
             payload: Some(verified.into_payload()),

@@ -8,6 +8,7 @@
 //! it. This module holds the settings, the ticket and the encoding of a
 //! recorded answer.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -92,32 +93,33 @@ impl OutcomeRecord {
 /// its state first. Dropped unrecorded (the request was cancelled), it
 /// records that there is no answer, so duplicates are refused instead of
 /// waiting.
-pub(crate) struct Ticket {
+pub(crate) struct Ticket<'t> {
     guard: Arc<dyn ReplayGuard>,
     fingerprint: [u8; 32],
     expires_at: u64,
     max_bytes: usize,
-    method: String,
-    target: String,
+    /// The request's method and target, for the log.
+    method: Cow<'t, str>,
+    target: Cow<'t, str>,
     recorded: bool,
 }
 
-impl Ticket {
+impl<'t> Ticket<'t> {
     pub(crate) fn new(
         guard: Arc<dyn ReplayGuard>,
         fingerprint: [u8; 32],
         expires_at: u64,
         outcomes: &OutcomeRecord,
-        method: &str,
-        target: &str,
+        method: Cow<'t, str>,
+        target: Cow<'t, str>,
     ) -> Self {
         Self {
             guard,
             fingerprint,
             expires_at,
             max_bytes: outcomes.max_bytes,
-            method: method.to_owned(),
-            target: target.to_owned(),
+            method,
+            target,
             recorded: false,
         }
     }
@@ -165,7 +167,7 @@ impl Ticket {
     }
 }
 
-impl Drop for Ticket {
+impl Drop for Ticket<'_> {
     fn drop(&mut self) {
         if self.recorded {
             return;
