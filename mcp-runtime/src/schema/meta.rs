@@ -142,19 +142,25 @@ impl RequestMeta {
     /// an error, so a client never silently loses the notifications it
     /// asked for.
     pub fn from_json(meta: &super::JsonObject) -> Result<Self, String> {
+        Self::from_entries(|key| meta.get(key).map(MetaEntry::Value))
+    }
+
+    /// Reads the entries `entry` finds by key (in a tree, or in the text
+    /// the client sent): what [`Self::from_json`] checks, with the same
+    /// errors.
+    pub(crate) fn from_entries<'a>(
+        entry: impl Fn(&str) -> Option<MetaEntry<'a>>,
+    ) -> Result<Self, String> {
         use super::meta_keys as k;
-        let protocol_version = match meta.get(k::PROTOCOL_VERSION) {
-            Some(serde_json::Value::String(v)) => v.clone(),
-            Some(_) => {
-                return Err(format!(
-                    "_meta[\"{}\"] must be a string",
-                    k::PROTOCOL_VERSION
-                ));
-            }
+        let protocol_version = match entry(k::PROTOCOL_VERSION) {
+            Some(value) => value
+                .string()
+                .ok_or_else(|| format!("_meta[\"{}\"] must be a string", k::PROTOCOL_VERSION))?,
             None => return Err(format!("_meta[\"{}\"] is required", k::PROTOCOL_VERSION)),
         };
-        let client_capabilities = match meta.get(k::CLIENT_CAPABILITIES) {
-            Some(value @ serde_json::Value::Object(_)) => ClientCapabilities::deserialize(value)
+        let client_capabilities = match entry(k::CLIENT_CAPABILITIES) {
+            Some(value) if value.is_object() => value
+                .read()
                 .map_err(|e| format!("_meta[\"{}\"] is malformed: {e}", k::CLIENT_CAPABILITIES))?,
             Some(_) => {
                 return Err(format!(
@@ -164,20 +170,16 @@ impl RequestMeta {
             }
             None => return Err(format!("_meta[\"{}\"] is required", k::CLIENT_CAPABILITIES)),
         };
-        let client_info = meta
-            .get(k::CLIENT_INFO)
-            .and_then(|v| Implementation::deserialize(v).ok());
-        let log_level = meta
-            .get(k::LOG_LEVEL)
+        let client_info = entry(k::CLIENT_INFO).and_then(|v| v.read().ok());
+        let log_level = entry(k::LOG_LEVEL)
             .map(|v| {
-                LoggingLevel::deserialize(v)
+                v.read()
                     .map_err(|_| format!("_meta[\"{}\"] is not a logging level", k::LOG_LEVEL))
             })
             .transpose()?;
-        let progress_token = meta
-            .get(k::PROGRESS_TOKEN)
+        let progress_token = entry(k::PROGRESS_TOKEN)
             .map(|v| {
-                ProgressToken::deserialize(v).map_err(|_| {
+                v.read().map_err(|_| {
                     format!(
                         "_meta[\"{}\"] must be a string or an integer",
                         k::PROGRESS_TOKEN
@@ -192,5 +194,44 @@ impl RequestMeta {
             log_level,
             progress_token,
         })
+    }
+}
+
+/// One entry of a request's `_meta`: a value of a tree, or the JSON text of
+/// one as the client sent it (read without a tree in between).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MetaEntry<'a> {
+    /// A value of a `_meta` read into a tree.
+    Value(&'a serde_json::Value),
+    /// The JSON text of a value (what the server's dispatch reads).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    Text(&'a str),
+}
+
+impl MetaEntry<'_> {
+    /// The string it is, if it is one.
+    fn string(self) -> Option<String> {
+        match self {
+            Self::Value(serde_json::Value::String(value)) => Some(value.clone()),
+            Self::Value(_) => None,
+            Self::Text(text) => serde_json::from_str(text).ok(),
+        }
+    }
+
+    /// Whether it is an object.
+    fn is_object(self) -> bool {
+        match self {
+            Self::Value(value) => value.is_object(),
+            // The text of one JSON value, without white space around it.
+            Self::Text(text) => text.starts_with('{'),
+        }
+    }
+
+    /// It, read as a `T`.
+    fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, String> {
+        match self {
+            Self::Value(value) => T::deserialize(value).map_err(|e| e.to_string()),
+            Self::Text(text) => serde_json::from_str(text).map_err(|e| e.to_string()),
+        }
     }
 }

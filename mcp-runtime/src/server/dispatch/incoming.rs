@@ -5,7 +5,8 @@
 //! kept as the JSON text the client sent (a tool's handler decodes its
 //! typed arguments from it), and what a retry carries: `inputResponses`,
 //! also kept as sent (each answer is parsed only when a handler reads
-//! it), and `requestState`.
+//! it), and `requestState`; and `_meta`, kept as sent too, with where its
+//! entries are (the typed `_meta` is read from them, without a tree).
 
 use std::fmt;
 
@@ -13,12 +14,14 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::arguments::{ARGUMENTS, MAX_DEPTH, nesting_depth, restore_arguments};
+use super::arguments::restore_arguments;
+use super::meta::MetaText;
+use super::params::{Params, ParamsReader};
 use super::response::Response;
 use crate::schema::{
-    ErrorObject, JSONRPC_VERSION, JsonKey, JsonObject, McpError, ObjectOr, ReadObject, RequestId,
+    ErrorObject, JSONRPC_VERSION, JsonKey, JsonObject, McpError, ObjectOr, RequestId,
 };
-use crate::server::handler::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundTrip};
+use crate::server::handler::RoundTrip;
 use crate::server::legacy::ClientResponse;
 
 /// A client request, structurally valid as JSON-RPC.
@@ -28,10 +31,14 @@ pub struct Request {
     pub id: RequestId,
     /// The method.
     pub method: String,
-    /// The params, if any (not yet validated), without `arguments`,
-    /// `inputResponses` and `requestState`, which are kept apart for the
-    /// methods that take them.
+    /// The params, if any (not yet validated), without `_meta`,
+    /// `arguments`, `inputResponses` and `requestState`, which are kept
+    /// apart for the methods that take them.
     pub params: Option<Value>,
+    /// `params._meta` as the JSON text sent, when params is an object that
+    /// has it: read into the typed `_meta` without a tree; any method that
+    /// takes it in its params gets it back there.
+    pub(crate) meta: Option<Box<MetaText>>,
     /// `params.arguments` as the JSON text sent, when params is an object
     /// that has it: a tool's arguments are decoded from it by the handler,
     /// without a tree in between; any other method gets it back in params.
@@ -55,10 +62,13 @@ impl Request {
             crate::schema::request_methods::TOOLS_CALL => arguments,
             _ => 17 * arguments,
         };
+        // The text, and what is read from it: at most a tree of it.
+        let meta = self.meta.as_ref().map_or(0, |meta| 18 * meta.len());
         ENVELOPE
             + self.method.len()
             + self.params.as_ref().map_or(0, crate::budget::json_cost)
             + arguments
+            + meta
             + self.round_trip.kept_bytes()
     }
 }
@@ -69,6 +79,7 @@ impl PartialEq for Request {
         self.id == other.id
             && self.method == other.method
             && self.params == other.params
+            && self.meta == other.meta
             && text(self) == text(other)
             && self.round_trip == other.round_trip
     }
@@ -127,19 +138,21 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
         }
         None => return Err(invalid(id, "\"method\" is required")),
     };
-    let (params, arguments, round_trip) = match fields.params {
+    let (params, meta, arguments, round_trip) = match fields.params {
         Some(Params {
             value,
+            meta,
             arguments,
             round_trip,
-        }) => (Some(value), arguments, round_trip),
-        None => (None, None, RoundTrip::default()),
+        }) => (Some(value), meta, arguments, round_trip),
+        None => (None, None, None, RoundTrip::default()),
     };
     match id {
         Some(id) => Ok(Incoming::Request(Request {
             id,
             method,
             params,
+            meta,
             arguments,
             round_trip,
         })),
@@ -147,6 +160,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
             let params = match params {
                 None => None,
                 Some(Value::Object(mut params)) => {
+                    MetaText::restore_into(meta, &mut params);
                     restore_arguments(arguments, &mut params);
                     round_trip.restore(&mut params);
                     Some(params)
@@ -221,14 +235,6 @@ struct Fields {
     error: Option<Value>,
 }
 
-/// `params`: any JSON value, with an object's `arguments` and round-trip
-/// members apart.
-struct Params {
-    value: Value,
-    arguments: Option<Box<RawValue>>,
-    round_trip: RoundTrip,
-}
-
 impl<'de> de::Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(MessageVisitor)
@@ -293,53 +299,6 @@ impl<'de> Visitor<'de> for MessageVisitor {
     }
 }
 
-/// Reads `params`, keeping an object's round-trip members apart.
-struct ParamsReader;
-
-impl<'de> ReadObject<'de> for ParamsReader {
-    type Output = Params;
-
-    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
-        let mut object = JsonObject::new();
-        let mut arguments = None;
-        let mut round_trip = RoundTrip::default();
-        while let Some(JsonKey(key)) = map.next_key()? {
-            match &*key {
-                ARGUMENTS => {
-                    // Kept as text, so read without the depth limit a tree
-                    // has: held to it here.
-                    let raw: Box<RawValue> = map.next_value()?;
-                    if nesting_depth(raw.get()) > MAX_DEPTH {
-                        return Err(de::Error::custom("recursion limit exceeded"));
-                    }
-                    arguments = Some(raw);
-                }
-                INPUT_RESPONSES => {
-                    round_trip.input_responses =
-                        Some(map.next_value_seed(ObjectOr(AnswersReader))?);
-                }
-                REQUEST_STATE => round_trip.request_state = Some(map.next_value()?),
-                _ => {
-                    object.insert(key.into_owned(), map.next_value()?);
-                }
-            }
-        }
-        Ok(Params {
-            value: Value::Object(object),
-            arguments,
-            round_trip,
-        })
-    }
-
-    fn other(value: Value) -> Params {
-        Params {
-            value,
-            arguments: None,
-            round_trip: RoundTrip::default(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +328,7 @@ mod tests {
         );
         assert_eq!(r.id, RequestId::Number(7));
         assert_eq!(r.params, Some(serde_json::json!({"name": "t"})));
+        assert!(r.meta.is_none());
         let answers = r.round_trip.input_responses.expect("kept");
         assert_eq!(
             answers.into_value(),
@@ -378,17 +338,44 @@ mod tests {
     }
 
     #[test]
-    fn arguments_nested_deeper_than_a_tree_may_are_a_parse_error() {
-        let nested = |n: usize| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{}1{}}}}}"#,
-                r#"{"a":"#.repeat(n),
-                "}".repeat(n)
-            )
-        };
-        assert!(parse_message(nested(MAX_DEPTH).as_bytes()).is_ok());
-        assert_eq!(refusal(&nested(MAX_DEPTH + 1)).0, -32700);
-        assert_eq!(refusal(&nested(100_000)).0, -32700);
+    fn meta_is_kept_as_sent_and_a_notification_gets_it_back() {
+        let meta = r#"{ "progressToken" : 3, "x": [ {} ] }"#;
+        let r = request(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta},"cursor":"c"}}}}"#
+        ));
+        assert_eq!(r.params, Some(serde_json::json!({"cursor": "c"})));
+        let compact = r#"{"progressToken":3,"x":[ {} ]}"#;
+        assert_eq!(
+            format!("{:?}", r.meta),
+            format!("Some(MetaText({compact:?}))")
+        );
+        let notification = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"_meta":{meta},"progress":1}}}}"#
+        );
+        match parse_message(notification.as_bytes()) {
+            Ok(Incoming::Notification { params, .. }) => assert_eq!(
+                params.map(Value::Object),
+                Some(serde_json::json!({"_meta": {"progressToken": 3, "x": [{}]}, "progress": 1}))
+            ),
+            other => panic!("not a notification: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn arguments_or_meta_nested_deeper_than_a_tree_may_are_a_parse_error() {
+        use super::super::arguments::{MAX_DEPTH, nesting_depth};
+        for member in ["arguments", "_meta"] {
+            let nested = |n: usize| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","{member}":{}1{}}}}}"#,
+                    r#"{"a":"#.repeat(n),
+                    "}".repeat(n)
+                )
+            };
+            assert!(parse_message(nested(MAX_DEPTH).as_bytes()).is_ok());
+            assert_eq!(refusal(&nested(MAX_DEPTH + 1)).0, -32700);
+            assert_eq!(refusal(&nested(100_000)).0, -32700);
+        }
         // Brackets in strings do not count.
         let text = format!(r#"{{"s":"{}\"{}"}}"#, "[".repeat(500), "{".repeat(500));
         assert_eq!(nesting_depth(&text), 1);

@@ -32,6 +32,8 @@
 mod arguments;
 mod incoming;
 mod log;
+mod meta;
+mod params;
 mod registry;
 mod response;
 mod table;
@@ -50,10 +52,9 @@ use serde_json::value::RawValue;
 
 use crate::budget::MemoryBudget;
 use crate::receive_context::ReceiveContext;
-use crate::schema::request_methods::{INITIALIZE, TOOLS_CALL};
+use crate::schema::request_methods::{INITIALIZE, PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::schema::{
     Implementation, JsonObject, McpError, RequestId, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
-    meta_keys,
 };
 use crate::server::handler::{Asked, RequestData, RoundTrip};
 use crate::server::legacy::{self, Introduction, LegacyClients, Session};
@@ -63,6 +64,7 @@ use crate::server::round::Call;
 use crate::server::url_steps::UrlSteps;
 use arguments::restore_arguments;
 use log::{handler_named, log_error};
+use meta::{MetaText, read_meta, with_meta};
 use table::{Route, Served};
 
 /// A configured MCP server. Cheap to clone; share it across transports.
@@ -143,10 +145,11 @@ impl Server {
             id,
             method,
             params,
+            meta,
             arguments,
             round_trip,
         } = request;
-        let era = era(&self.inner, &method, params.as_ref(), session.is_some());
+        let era = era(&self.inner, &method, meta.as_deref(), session.is_some());
         // The tool, prompt or resource the request names, for the log line
         // of an internal error: copied only when that line can be written.
         let handler = if tracing::enabled!(tracing::Level::WARN) {
@@ -165,6 +168,7 @@ impl Server {
                 id: id.clone(),
                 method: &method,
                 params,
+                meta,
                 arguments,
                 round_trip,
             },
@@ -233,6 +237,7 @@ struct Envelope<'a> {
     id: RequestId,
     method: &'a str,
     params: Option<Value>,
+    meta: Option<Box<MetaText>>,
     arguments: Option<Box<RawValue>>,
     round_trip: RoundTrip,
 }
@@ -264,15 +269,8 @@ enum Era {
 }
 
 /// Decides the era of a request: the one place that does.
-fn era(registry: &Registry, method: &str, params: Option<&Value>, in_session: bool) -> Era {
-    let modern_meta = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|meta| {
-            meta.contains_key(meta_keys::PROTOCOL_VERSION)
-                || meta.contains_key(meta_keys::CLIENT_CAPABILITIES)
-        });
-    if modern_meta {
+fn era(registry: &Registry, method: &str, meta: Option<&MetaText>, in_session: bool) -> Era {
+    if meta.is_some_and(MetaText::declares_modern) {
         Era::Modern
     } else if method == INITIALIZE {
         Era::Initialize
@@ -304,12 +302,9 @@ async fn dispatch(
                 capabilities: |session| registry.core.catalog.legacy_capabilities(session),
                 memory: &registry.core.memory,
             };
-            let (result, opened) = legacy::initialize(
-                registry.legacy,
-                request.params,
-                session.as_ref(),
-                introduction,
-            )?;
+            let params = with_meta(request.params, request.meta);
+            let (result, opened) =
+                legacy::initialize(registry.legacy, params, session.as_ref(), introduction)?;
             return Ok(Answered { result, opened });
         }
         Era::Legacy => legacy_request(registry, request, receive, session, notifier)?,
@@ -329,24 +324,26 @@ fn modern<'r>(
         id,
         method,
         params,
+        meta,
         arguments,
         round_trip,
     } = request;
-    let (params, meta) = read_meta(params)?;
+    let (params, typed) = read_meta(params, meta.as_deref())?;
     if let Some(headers) = &receive.headers {
-        headers::check_protocol_version(headers, &meta.protocol_version)?;
+        headers::check_protocol_version(headers, &typed.protocol_version)?;
     }
-    if !SUPPORTED_PROTOCOL_VERSIONS.contains(&meta.protocol_version.as_str()) {
+    if !SUPPORTED_PROTOCOL_VERSIONS.contains(&typed.protocol_version.as_str()) {
         return Err(McpError::UnsupportedProtocolVersion {
-            requested: meta.protocol_version,
+            requested: typed.protocol_version,
         });
     }
     if let Some(headers) = &receive.headers {
         headers::check_method_and_name(headers, method, &params)?;
     }
     let route = table::route(registry, method, Asked::Modern)?;
-    let data = request_data(registry, id, route.name(method), meta, receive, notifier);
+    let data = request_data(registry, id, route.name(method), typed, receive, notifier);
     let kept = Kept {
+        meta,
         arguments,
         round_trip,
     };
@@ -367,14 +364,17 @@ fn legacy_request<'r>(
         id,
         method,
         params,
+        meta,
         arguments,
         round_trip,
     } = request;
-    let params = match params {
+    let mut params = match params {
         None => JsonObject::new(),
         Some(Value::Object(params)) => params,
         Some(_) => return Err(McpError::invalid_params("params must be an object")),
     };
+    // A 2025-era request's `_meta` is read from its params, as before.
+    MetaText::restore_into(meta, &mut params);
     let meta = legacy::request_meta(&params, &receive, session.as_ref())?;
     let asked = Asked::Legacy {
         session: session.is_some(),
@@ -383,6 +383,7 @@ fn legacy_request<'r>(
     let data = request_data(registry, id, route.name(method), meta, receive, notifier)
         .in_2025_era(session);
     let kept = Kept {
+        meta: None,
         arguments,
         round_trip,
     };
@@ -412,13 +413,16 @@ fn request_data(
 
 /// What a request's params had kept apart as read.
 struct Kept {
+    meta: Option<Box<MetaText>>,
     arguments: Option<Box<RawValue>>,
     round_trip: RoundTrip,
 }
 
 /// Hands the request to its method's function, which returns its future.
 /// `arguments` go to `tools/call` as sent; any other method finds them in
-/// its params.
+/// its params. `_meta` was read already; the methods whose params are read
+/// whole (lists, completions, extensions, tasks) find it in their params,
+/// the three that ask for input do not read it there.
 fn serve(
     registry: &Registry,
     route: Route,
@@ -426,6 +430,15 @@ fn serve(
     kept: Kept,
     data: Arc<RequestData>,
 ) -> Served<'_> {
+    if !matches!(
+        route,
+        Route::Core {
+            name: TOOLS_CALL | PROMPTS_GET | RESOURCES_READ,
+            ..
+        }
+    ) {
+        MetaText::restore_into(kept.meta, &mut params);
+    }
     let arguments = match &route {
         Route::Core {
             name: TOOLS_CALL, ..
@@ -444,32 +457,6 @@ fn serve(
     match route {
         Route::Core { serve, .. } => serve(registry, call),
         Route::Extension(handler) => Box::pin(methods::extension(&registry.core, handler, call)),
-    }
-}
-
-/// The params object and its `_meta`, which every 2026-07-28 request carries.
-fn read_meta(params: Option<Value>) -> Result<(JsonObject, RequestMeta), McpError> {
-    let params = match params {
-        Some(Value::Object(params)) => params,
-        Some(_) => return Err(invalid_meta("params must be an object carrying _meta")),
-        None => return Err(invalid_meta(NO_META)),
-    };
-    let meta = match params.get("_meta") {
-        Some(Value::Object(meta)) => RequestMeta::from_json(meta).map_err(invalid_meta)?,
-        Some(_) => return Err(invalid_meta("params._meta must be an object")),
-        None => return Err(invalid_meta(NO_META)),
-    };
-    Ok((params, meta))
-}
-
-/// Why a request without `_meta` is refused, with the way out for a
-/// 2025-era client that lost (or never had) its session.
-const NO_META: &str = "params._meta is required (a 2025-era client first opens a session with \
-                       initialize, then sends its MCP-Session-Id)";
-
-fn invalid_meta(detail: impl Into<String>) -> McpError {
-    McpError::InvalidMeta {
-        detail: detail.into(),
     }
 }
 
