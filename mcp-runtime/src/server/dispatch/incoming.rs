@@ -49,6 +49,12 @@ pub struct Request {
 }
 
 impl Request {
+    /// `params._meta` as the client sent it, read into a tree: the reader
+    /// keeps it apart from [`Self::params`].
+    pub fn meta(&self) -> Option<Value> {
+        self.meta.as_deref().map(MetaText::value)
+    }
+
     /// What the request holds while it runs, estimated from above: its
     /// params as parsed, its arguments, what a retry carries, and a little
     /// for the rest (what it is charged to the memory budget).
@@ -344,6 +350,10 @@ mod tests {
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta},"cursor":"c"}}}}"#
         ));
         assert_eq!(r.params, Some(serde_json::json!({"cursor": "c"})));
+        assert_eq!(
+            r.meta(),
+            Some(serde_json::json!({"progressToken": 3, "x": [{}]}))
+        );
         let compact = r#"{"progressToken":3,"x":[ {} ]}"#;
         assert_eq!(
             format!("{:?}", r.meta),

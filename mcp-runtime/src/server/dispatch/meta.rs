@@ -189,10 +189,14 @@ impl MetaText {
     /// Puts it back into `params`, read as JSON, for the methods that take
     /// it there.
     pub(crate) fn restore(&self, params: &mut JsonObject) {
+        params.insert(META.to_owned(), self.value());
+    }
+
+    /// It, read into a tree.
+    pub(crate) fn value(&self) -> Value {
         // Text read as JSON once reads again (the reader held it to the
         // depth limit).
-        let value = serde_json::from_str(&self.text).unwrap_or_default();
-        params.insert(META.to_owned(), value);
+        serde_json::from_str(&self.text).unwrap_or_default()
     }
 
     /// [`Self::restore`] of a `_meta` the request may not have.
