@@ -5,8 +5,9 @@
 //! kept as the JSON text the client sent (a tool's handler decodes its
 //! typed arguments from it), and what a retry carries: `inputResponses`,
 //! also kept as sent (each answer is parsed only when a handler reads
-//! it), and `requestState`; and `_meta`, kept as sent too, with where its
-//! entries are (the typed `_meta` is read from them, without a tree).
+//! it), and `requestState`; and `_meta`, kept as text too (each entry's
+//! value as sent), with where its entries are (the typed `_meta` is read
+//! from them, without a tree).
 
 use std::fmt;
 
@@ -35,9 +36,9 @@ pub struct Request {
     /// `arguments`, `inputResponses` and `requestState`, which are kept
     /// apart for the methods that take them.
     pub params: Option<Value>,
-    /// `params._meta` as the JSON text sent, when params is an object that
-    /// has it: read into the typed `_meta` without a tree; any method that
-    /// takes it in its params gets it back there.
+    /// `params._meta` kept as text (each entry's value as sent), when params
+    /// is an object that has it: read into the typed `_meta` without a tree;
+    /// any method that takes it in its params gets it back there.
     pub(crate) meta: Option<Box<MetaText>>,
     /// `params.arguments` as the JSON text sent, when params is an object
     /// that has it: a tool's arguments are decoded from it by the handler,
