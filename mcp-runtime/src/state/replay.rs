@@ -130,7 +130,10 @@ pub const DEFAULT_OUTCOME_BUDGET: usize = OUTCOME_BUDGET;
 /// doubles. Remembering every state used within one TTL takes
 /// `rate x TTL` entries (10,000 retries a second with the default 600 s
 /// TTL: 6 million, 370 to 730 MB), besides the outcomes kept (at most
-/// [`outcome_budget`](Self::outcome_budget)). Beyond what one
+/// [`outcome_budget`](Self::outcome_budget)). It tells states apart by the
+/// first 16 bytes of their fingerprints (the server's are SHA-256 digests
+/// of the tokens it signed): two fingerprints that share them count as one
+/// state, so the second is refused, never accepted twice. Beyond what one
 /// machine should hold, or for single use across a fleet or a restart,
 /// use a shared guard (`RedisReplayGuard`, cargo feature `redis`): a restart
 /// forgets this one.
