@@ -20,6 +20,16 @@ pub(crate) fn restore_arguments(arguments: Option<Box<RawValue>>, params: &mut J
 /// The deepest `arguments` may nest: `serde_json`'s limit for a tree.
 pub(super) const MAX_DEPTH: usize = 128;
 
+/// Refuses valid JSON `text` read as text (where no tree holds it to
+/// `serde_json`'s depth limit) that nests deeper than a tree may, with the
+/// parser's own error; `outer` is how many levels hold it already.
+pub(super) fn within_depth<E: serde::de::Error>(text: &str, outer: usize) -> Result<(), E> {
+    if nesting_depth(text) + outer > MAX_DEPTH {
+        return Err(E::custom("recursion limit exceeded"));
+    }
+    Ok(())
+}
+
 /// How deep the arrays and objects of valid JSON `text` nest: one pass
 /// over its bytes, strings skipped.
 pub(super) fn nesting_depth(text: &str) -> usize {

@@ -10,7 +10,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::arguments::{MAX_DEPTH, nesting_depth};
+use super::arguments::within_depth;
 use crate::schema::{JsonKey, JsonObject, McpError, MetaEntry, RequestMeta, meta_keys};
 
 /// The key of a request's `_meta` in its params.
@@ -77,11 +77,9 @@ impl<'de> Visitor<'de> for MetaVisitor {
         let mut entries: [Option<Range<usize>>; KEYS.len()] = Default::default();
         while let Some(JsonKey(key)) = map.next_key()? {
             let value: &'de RawValue = map.next_value()?;
-            // Read as text, without the depth limit a tree has: held to it
-            // here (the entry is one level into `_meta`).
-            if nesting_depth(value.get()) >= MAX_DEPTH {
-                return Err(de::Error::custom("recursion limit exceeded"));
-            }
+            // Read as text: held to a tree's depth here (the entry is one
+            // level into `_meta`).
+            within_depth(value.get(), 1)?;
             if text.len() > 1 {
                 text.push(',');
             }

@@ -2,11 +2,11 @@
 //! those kept apart as the JSON text sent (`_meta`, `arguments`) and what a
 //! retry carries (`inputResponses`, `requestState`).
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::arguments::{ARGUMENTS, MAX_DEPTH, nesting_depth};
+use super::arguments::{ARGUMENTS, within_depth};
 use super::meta::{META, MetaSeed};
 use crate::schema::{JsonKey, JsonObject, ObjectOr, ReadObject};
 use crate::server::handler::{AnswersReader, INPUT_RESPONSES, REQUEST_STATE, RoundTrip};
@@ -73,9 +73,7 @@ impl<'de> DeserializeSeed<'de> for Text {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Box<RawValue>, D::Error> {
         let raw: Box<RawValue> = serde::Deserialize::deserialize(d)?;
-        if nesting_depth(raw.get()) > MAX_DEPTH {
-            return Err(de::Error::custom("recursion limit exceeded"));
-        }
+        within_depth(raw.get(), 0)?;
         Ok(raw)
     }
 }
