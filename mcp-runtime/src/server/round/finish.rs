@@ -1,6 +1,7 @@
 //! Finishing a result: `serverInfo` in its `_meta` (2026-07-28 only), and
 //! the result serialised once, in the shape of the request's era.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -20,9 +21,9 @@ pub(crate) struct Finisher {
     /// `{"io.modelcontextprotocol/serverInfo": ...}`, ready to put in a
     /// result's `_meta`.
     server_meta: Option<Arc<JsonObject>>,
-    /// The same, written as `,"_meta":{...}}`: what ends a result that has
-    /// no `_meta` of its own, copied rather than cloned and serialised.
-    meta_tail: Option<Arc<str>>,
+    /// The same, written as JSON: the `_meta` of a result that has none of
+    /// its own, copied rather than cloned and serialised.
+    meta_json: Option<Arc<str>>,
 }
 
 /// The era a result is written for.
@@ -72,13 +73,13 @@ impl Finisher {
     /// A finisher that adds `server_meta` (the `serverInfo` entry) to
     /// results, or nothing.
     pub(crate) fn new(server_meta: Option<JsonObject>) -> Self {
-        let meta_tail = server_meta.as_ref().and_then(|meta| {
-            let json = serde_json::to_string(meta).ok()?;
-            Some(Arc::from(format!(r#","_meta":{json}}}"#)))
-        });
+        let meta_json = server_meta
+            .as_ref()
+            .and_then(|meta| serde_json::to_string(meta).ok())
+            .map(Arc::from);
         Self {
             server_meta: server_meta.map(Arc::new),
-            meta_tail,
+            meta_json,
         }
     }
 
@@ -93,12 +94,14 @@ impl Finisher {
         match shape {
             Shape::Modern => {
                 let meta = result.meta_mut();
-                if let (None, Some(tail)) = (&meta, &self.meta_tail) {
+                if let (None, Some(server_meta)) = (&meta, &self.meta_json) {
                     // No `_meta` of its own: the result, then serverInfo's.
                     let mut json = serialise(&result)?;
                     if json.len() > 2 && json.ends_with('}') {
                         json.pop();
-                        json.push_str(tail);
+                        json.push_str(r#","_meta":"#);
+                        json.push_str(server_meta);
+                        json.push('}');
                         return Ok(json);
                     }
                     let meta = result.meta_mut();
@@ -121,6 +124,23 @@ impl Finisher {
         let mut meta = meta.unwrap_or_default();
         add_server_info(server_meta, &mut meta);
         Some(meta)
+    }
+
+    /// A result's `_meta` written as JSON: `meta` with `serverInfo` added,
+    /// or, when the handler set none, `serverInfo`'s own, written once
+    /// when the server was built (not cloned and written per result).
+    pub(crate) fn meta_json(
+        &self,
+        meta: Option<JsonObject>,
+    ) -> Result<Option<Cow<'_, str>>, McpError> {
+        match (meta, &self.meta_json) {
+            (None, Some(server_meta)) => Ok(Some(Cow::Borrowed(server_meta))),
+            (None, None) => Ok(None),
+            (Some(meta), _) => {
+                let meta = self.with_server_info(Some(meta));
+                serialise(&meta).map(|json| Some(Cow::Owned(json)))
+            }
+        }
     }
 
     /// Adds `serverInfo` to a `_meta` object, keeping any key already there.
@@ -223,5 +243,34 @@ mod tests {
             .result(Shape::Legacy, CallToolResult::text("hi"))
             .unwrap();
         assert!(!legacy.contains("serverInfo"), "{legacy}");
+    }
+
+    /// The `_meta` written for a result is the one built as a map: the
+    /// server's alone when the handler set none, the handler's keys with
+    /// serverInfo added (the handler's own entry kept) otherwise, and
+    /// nothing when the server leaves serverInfo out and the handler too.
+    #[test]
+    fn meta_json_writes_the_meta_built_as_a_map() {
+        let finisher = Finisher::new(Some(server_meta()));
+        let Value::Object(own) = json!({
+            "mine": [1, "two"],
+            "io.modelcontextprotocol/serverInfo": {"name": "handler's"}
+        }) else {
+            unreachable!()
+        };
+        for meta in [None, Some(own)] {
+            let written = finisher.meta_json(meta.clone()).unwrap().unwrap();
+            let built = finisher.with_server_info(meta);
+            assert_eq!(
+                serde_json::from_str::<Value>(&written).unwrap(),
+                Value::Object(built.unwrap()),
+                "{written}"
+            );
+        }
+        assert_eq!(
+            finisher.meta_json(None).unwrap().unwrap(),
+            serde_json::to_string(&server_meta()).unwrap()
+        );
+        assert!(Finisher::new(None).meta_json(None).unwrap().is_none());
     }
 }

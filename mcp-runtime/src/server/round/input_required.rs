@@ -3,7 +3,7 @@
 //! checked and turned into the `InputRequiredResult` sent on the wire.
 
 use super::finish::{Finisher, ResultMeta, Shape};
-use crate::schema::{InputRequests, JsonObject, McpError};
+use crate::schema::{InputRequests, McpError};
 use crate::server::gate::{self, NextState, Sealed};
 use crate::server::handler::{Ask, Outcome, RequestData};
 
@@ -43,21 +43,18 @@ pub(crate) fn finish_outcome<R: ResultMeta>(
             required: Box::new(required),
         });
     }
-    render(
-        requests.as_ref(),
-        request_state.as_ref(),
-        finisher.with_server_info(meta).as_ref(),
-    )
+    let meta = finisher.meta_json(meta)?;
+    render(requests.as_ref(), request_state.as_ref(), meta.as_deref())
 }
 
 /// The `InputRequiredResult` as compact JSON, written as serde would write
-/// it (a test holds them equal) but with its own keys and a state token the
-/// gate signed copied as they are: they need no escaping, and this is the
-/// one result every round sends.
+/// it (a test holds them equal) but with its own keys, a state token the
+/// gate signed and its `_meta` (`meta`, already JSON) copied as they are:
+/// they need no escaping, and this is the one result every round sends.
 fn render(
     requests: Option<&InputRequests>,
     state: Option<&Sealed>,
-    meta: Option<&JsonObject>,
+    meta: Option<&str>,
 ) -> Result<String, McpError> {
     fn failed(error: impl std::fmt::Display) -> McpError {
         McpError::internal(format!("could not serialise the result: {error}"))
@@ -82,7 +79,7 @@ fn render(
     }
     if let Some(meta) = meta {
         json.extend_from_slice(br#","_meta":"#);
-        serde_json::to_writer(&mut json, meta).map_err(failed)?;
+        json.extend_from_slice(meta.as_bytes());
     }
     json.push(b'}');
     String::from_utf8(json).map_err(failed)
@@ -111,7 +108,8 @@ mod tests {
         for requests in [None, Some(&requests)] {
             for state in &states {
                 for meta in [None, Some(&meta)] {
-                    let rendered = render(requests, state.as_ref(), meta).unwrap();
+                    let written = meta.map(|meta| serde_json::to_string(meta).unwrap());
+                    let rendered = render(requests, state.as_ref(), written.as_deref()).unwrap();
                     let by_serde = serde_json::to_string(&InputRequiredResult {
                         result_type: InputRequiredType::InputRequired,
                         input_requests: requests.cloned(),
