@@ -440,6 +440,50 @@ async fn a_client_holds_a_bounded_number_of_tasks_finished_ones_included() {
     assert_eq!(still["error"]["code"], -32603, "{still:#}");
 }
 
+/// Unauthenticated clients are told apart by the address their
+/// connections come from (both loopback addresses here): one at its cap
+/// does not spend another's allowance.
+#[tokio::test]
+async fn unauthenticated_clients_at_other_addresses_hold_allowances_of_their_own() {
+    let server = builder()
+        .tasks(Tasks::default().max_tasks_per_anonymous_client(1))
+        .build()
+        .unwrap();
+    let running = serve(server).await;
+    let order_from = |source: [u8; 4]| {
+        let url = running.url.clone();
+        async move {
+            let client = reqwest::Client::builder()
+                .local_address(std::net::IpAddr::from(source))
+                .build()
+                .unwrap();
+            let body = json!({
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "order", "arguments": {}, "_meta": declaring()}
+            });
+            let response = client
+                .post(url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "order")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    created_id(&order_from([127, 0, 0, 1]).await);
+    let refused = order_from([127, 0, 0, 1]).await;
+    assert_eq!(
+        refused["error"]["data"]["limit"], "max_tasks_per_anonymous_client",
+        "{refused:#}"
+    );
+    created_id(&order_from([127, 0, 0, 2]).await);
+}
+
 #[tokio::test]
 async fn a_task_call_with_arguments_past_the_kept_bound_is_refused_before_it_runs() {
     let server = builder()

@@ -15,7 +15,7 @@ use super::admit::{Named, admit, no_such_session, session_of};
 use super::request::{BodyError, accepted, discard, is_json_content, mcp_headers, read_body};
 use super::respond::{NOTE_BUFFER, closing, guarded, json_response, plain_error, respond};
 use super::resume;
-use super::serve::PeerIp;
+use super::serve::peer_ip;
 use super::sessions::{self, Open};
 use crate::server::{
     Notifier, ReceiveContext, Response, StreamClose, TransportKind, parse_message,
@@ -30,7 +30,7 @@ pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request
     // copies the headers of every request.
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
-    let peer = parts.extensions.get::<PeerIp>().map(|&PeerIp(ip)| ip);
+    let peer = peer_ip();
     let caller = match admit(&endpoint, &headers).await {
         Ok(caller) => caller,
         Err(refused) => return refused,

@@ -3,7 +3,6 @@
 //! writes the peer does not take, a cap on the connections served at once,
 //! and a graceful shutdown.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::IpAddr;
@@ -11,7 +10,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -19,15 +17,23 @@ use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
-use tower_service::Service as _;
 
 use super::limits::ConnectionLimits;
 use super::write_deadline::WriteDeadline;
 
-/// The IP address a connection came from, in each of its requests'
-/// extensions.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct PeerIp(pub(super) IpAddr);
+tokio::task_local! {
+    /// The IP address of the connection whose task is running: each
+    /// connection is served on a task of its own, and its requests run on
+    /// that task, so a request reads its peer here (an entry in every
+    /// request's extensions would cost three allocations a request).
+    static PEER: IpAddr;
+}
+
+/// The IP address of the connection whose request is running, when
+/// [`serve`] accepted it (not on a connection handed to [`serve_one`]).
+pub(super) fn peer_ip() -> Option<IpAddr> {
+    PEER.try_with(|&ip| ip).ok()
+}
 
 /// Accepts and serves connections on `listener` until `shutdown`
 /// completes, then stops accepting and waits for the connections in
@@ -81,43 +87,19 @@ pub(super) async fn serve(
         }
         let connection = http.serve_connection(
             TokioIo::new(WriteDeadline::new(stream, limits.write_timeout)),
-            PeerRouter {
-                router: router.clone(),
-                peer: PeerIp(peer.ip()),
-            },
+            TowerToHyperService::new(router.clone()),
         );
         let connection = graceful.watch(connection);
-        tokio::spawn(async move {
+        tokio::spawn(PEER.scope(peer.ip(), async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%error, "connection closed with an error");
             }
             drop(permit);
-        });
+        }));
     }
     drop(listener);
     graceful.shutdown().await;
     Ok(())
-}
-
-/// The router of one connection: each request gets the connection's peer
-/// address in its extensions on the way in. (A router `layer` per
-/// connection would wrap, clone and box every route again on each request.)
-struct PeerRouter {
-    router: Router,
-    peer: PeerIp,
-}
-
-impl hyper::service::Service<hyper::Request<Incoming>> for PeerRouter {
-    type Response = axum::response::Response;
-    type Error = Infallible;
-    type Future = axum::routing::future::RouteFuture<Infallible>;
-
-    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
-        let mut request = request.map(axum::body::Body::new);
-        request.extensions_mut().insert(self.peer);
-        // A router is always ready: `call` needs no `poll_ready` first.
-        self.router.clone().call(request)
-    }
 }
 
 /// The HTTP/1.1 settings of every connection.
