@@ -29,13 +29,13 @@ pub(crate) async fn call_tool(
     call: Call,
 ) -> Result<String, McpError> {
     let Call {
-        params,
+        mut params,
         arguments,
         round_trip,
         mut data,
     } = call;
     Arc::make_mut(&mut data).take_round_trip(round_trip)?;
-    let name = required_string(&params, "name")?;
+    let name = take_string(&mut params, "name")?;
     let arguments = ToolArguments::from_sent(arguments)?;
     let Some((tool, handler)) = core.catalog.tools.get(&name) else {
         return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
@@ -109,7 +109,7 @@ pub(crate) async fn get_prompt(core: &Arc<Core>, call: Call) -> Result<String, M
         ..
     } = call;
     Arc::make_mut(&mut data).take_round_trip(round_trip)?;
-    let name = required_string(&params, "name")?;
+    let name = take_string(&mut params, "name")?;
     let arguments: BTreeMap<String, String> = match params.remove("arguments") {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::Object(arguments)) => arguments
@@ -170,13 +170,13 @@ pub(crate) async fn get_prompt(core: &Arc<Core>, call: Call) -> Result<String, M
 /// template that matches. An empty result is "not found", as is no match.
 pub(crate) async fn read_resource(core: &Arc<Core>, call: Call) -> Result<String, McpError> {
     let Call {
-        params,
+        mut params,
         round_trip,
         mut data,
         ..
     } = call;
     Arc::make_mut(&mut data).take_round_trip(round_trip)?;
-    let uri = required_string(&params, "uri")?;
+    let uri = take_string(&mut params, "uri")?;
     let catalog = &core.catalog;
     let fixed = catalog.resources.get(&uri).map(|(_, handler)| handler);
     let templated = match fixed {
@@ -309,9 +309,10 @@ fn require_scopes(needed: &[&str], receive: &ReceiveContext) -> Result<(), McpEr
     })
 }
 
-fn required_string(params: &JsonObject, key: &str) -> Result<String, McpError> {
-    match params.get(key) {
-        Some(Value::String(s)) => Ok(s.clone()),
+/// Takes the string `params.<key>` out of `params` (not copied).
+fn take_string(params: &mut JsonObject, key: &str) -> Result<String, McpError> {
+    match params.remove(key) {
+        Some(Value::String(s)) => Ok(s),
         Some(_) => Err(McpError::invalid_params(format!(
             "params.{key} must be a string"
         ))),
