@@ -199,6 +199,33 @@ async fn the_authenticated_caller_reaches_the_handler() {
     assert_eq!(body["result"]["content"][0]["text"], "alice|cli");
 }
 
+/// A served connection's messages are `POST`s to the endpoint's own path
+/// (a query string aside): another path is not found, another method on
+/// the path is not allowed, as the embedded router answers them.
+#[tokio::test]
+async fn only_a_post_to_the_endpoints_path_is_a_message() {
+    let running = start(HttpTransport::new(server())).await;
+    let (status, _, body) = post(
+        &format!("{}?trace=1", running.url),
+        call(1, "whoami", json!({})),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    for elsewhere in [format!("{}/", running.url), format!("{}x", running.url)] {
+        let (status, _, body) = post(&elsewhere, call(2, "whoami", json!({})), None).await;
+        assert_eq!(status, 404, "{elsewhere}: {body}");
+    }
+    let put = reqwest::Client::new()
+        .put(&running.url)
+        .header("content-type", "application/json")
+        .body(call(3, "whoami", json!({})).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 405);
+}
+
 #[tokio::test]
 async fn progress_streams_as_sse_before_the_result() {
     let running = start(HttpTransport::new(server())).await;

@@ -18,8 +18,10 @@
 //! This file holds the configuration, the binding and what every method
 //! shares; `admit` holds the checks every method passes first (the
 //! `Host`/`Origin` rule of `guard`, the bearer token, the session a message
-//! names), `post`, `get` and `delete` the path of each method, `serve`
-//! accepts and serves connections (`write_deadline` disconnects a peer that
+//! names), `post`, `get` and `delete` the path of each method, `routes`
+//! which of them a request goes to (the axum router an application embeds;
+//! a served connection's `POST`s to the path skip it), `serve` accepts and
+//! serves connections (`write_deadline` disconnects a peer that
 //! stops reading), `limits` holds the bounds and their defaults
 //! ([`HttpLimits`]), `request`
 //! reads a request, `respond` writes the answer, `sessions` keeps the
@@ -36,6 +38,7 @@ mod post;
 mod request;
 mod respond;
 mod resume;
+mod routes;
 mod serve;
 mod sessions;
 mod write_deadline;
@@ -60,10 +63,11 @@ pub use limits::{
     DEFAULT_WRITE_TIMEOUT, default_max_connections,
 };
 
-use crate::auth::{METADATA_PATH, ProtectedResource, TokenVerifier};
+use crate::auth::{ProtectedResource, TokenVerifier};
 use crate::server::Server;
-use admit::{Protection, metadata};
+use admit::Protection;
 use limits::{BodyLimits, ConnectionLimits};
+use routes::Routes;
 use sessions::Sessions;
 
 /// Configures and binds the streamable HTTP transport of a [`Server`].
@@ -239,12 +243,12 @@ impl HttpTransport {
     }
 
     fn router_with(self, host_policy: HostPolicy) -> Router {
-        self.endpoint_with(host_policy).0
+        self.endpoint_with(host_policy).0.into_router()
     }
 
-    /// The router, and the session table it serves (kept by a bound
+    /// The routes, and the session table they serve (kept by a bound
     /// transport to expire sessions).
-    fn endpoint_with(self, host_policy: HostPolicy) -> (Router, Arc<Sessions>) {
+    fn endpoint_with(self, host_policy: HostPolicy) -> (Routes, Arc<Sessions>) {
         let sessions = Arc::new(Sessions::new(
             self.limits.max_sessions,
             self.limits.session_idle_timeout,
@@ -257,20 +261,7 @@ impl HttpTransport {
             protection: self.protection.clone(),
             sessions: Arc::clone(&sessions),
         });
-        let mut router = Router::new().route(
-            &self.path,
-            axum::routing::post(post::post)
-                .get(get::get)
-                .delete(delete::delete),
-        );
-        if let Some(protection) = &self.protection {
-            let own = protection.resource.metadata_path();
-            router = router.route(&own, axum::routing::get(metadata));
-            if own != METADATA_PATH {
-                router = router.route(METADATA_PATH, axum::routing::get(metadata));
-            }
-        }
-        (router.with_state(state), sessions)
+        (Routes::new(&self.path, state), sessions)
     }
 
     /// Serves one connection that is already open, `io`, with this
@@ -284,7 +275,9 @@ impl HttpTransport {
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let limits = self.limits.connections();
-        serve::serve_one(io, self.into_router(), limits).await
+        let policy = self.host_policy.clone().unwrap_or(HostPolicy::Loopback);
+        let (routes, _) = self.endpoint_with(policy);
+        serve::serve_one(io, routes, limits).await
     }
 
     /// Binds `addr` (e.g. `"127.0.0.1:0"`, `("0.0.0.0", 8080)` or a
@@ -306,14 +299,14 @@ impl HttpTransport {
         let server = self.server.clone();
         let limits = self.limits.connections();
         let idle_timeout = self.limits.session_idle_timeout;
-        let (router, sessions) = self.endpoint_with(policy);
+        let (routes, sessions) = self.endpoint_with(policy);
         Ok(BoundHttp {
             listener,
             local_addr,
             path,
             server,
             limits,
-            router,
+            routes,
             sessions,
             idle_timeout,
         })
@@ -327,7 +320,7 @@ pub struct BoundHttp {
     path: String,
     server: Server,
     limits: ConnectionLimits,
-    router: Router,
+    routes: Routes,
     sessions: Arc<Sessions>,
     idle_timeout: Duration,
 }
@@ -378,7 +371,7 @@ impl BoundHttp {
             sessions.end_all();
             sweeper.abort();
         };
-        serve::serve(self.listener, self.router, self.limits, shutdown).await
+        serve::serve(self.listener, self.routes, self.limits, shutdown).await
     }
 }
 

@@ -9,16 +9,15 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use super::limits::ConnectionLimits;
+use super::routes::Routes;
 use super::write_deadline::WriteDeadline;
 
 tokio::task_local! {
@@ -44,7 +43,7 @@ pub(super) fn peer_ip() -> Option<IpAddr> {
 /// accepted when one closes, and until then waits in the listen queue.
 pub(super) async fn serve(
     listener: TcpListener,
-    router: Router,
+    routes: Routes,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
@@ -87,7 +86,7 @@ pub(super) async fn serve(
         }
         let connection = http.serve_connection(
             TokioIo::new(WriteDeadline::new(stream, limits.write_timeout)),
-            TowerToHyperService::new(router.clone()),
+            routes.clone(),
         );
         let connection = graceful.watch(connection);
         tokio::spawn(PEER.scope(peer.ip(), async move {
@@ -116,7 +115,7 @@ fn http1_builder(limits: &ConnectionLimits) -> http1::Builder {
 /// closes.
 pub(super) async fn serve_one<I>(
     io: I,
-    router: Router,
+    routes: Routes,
     limits: ConnectionLimits,
 ) -> Result<(), hyper::Error>
 where
@@ -125,7 +124,7 @@ where
     http1_builder(&limits)
         .serve_connection(
             TokioIo::new(WriteDeadline::new(io, limits.write_timeout)),
-            TowerToHyperService::new(router),
+            routes,
         )
         .await
 }
