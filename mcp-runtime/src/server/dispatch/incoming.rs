@@ -113,14 +113,13 @@ pub enum Incoming {
 /// notification yields the error response to send back (`-32700` for bad
 /// JSON, `-32600` otherwise), carrying the id when one could be read.
 pub fn parse_message(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
-    let message: Message = serde_json::from_slice(bytes).map_err(|e| {
-        Box::new(Response::error(
-            None,
-            McpError::ParseError {
-                detail: e.to_string(),
-            },
-        ))
-    })?;
+    let parse_error =
+        |detail: String| Box::new(Response::error(None, McpError::ParseError { detail }));
+    // UTF-8 checked once for the whole message, rather than string by
+    // string and again for each member kept as text.
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| parse_error(format!("the message is not UTF-8: {e}")))?;
+    let message: Message = serde_json::from_str(text).map_err(|e| parse_error(e.to_string()))?;
     let Message::Object(fields) = message else {
         return Err(invalid(
             None,
@@ -324,6 +323,34 @@ mod tests {
                 (error.code(), error.to_string())
             }
             Ok(other) => panic!("accepted: {other:?}"),
+        }
+    }
+
+    /// A message that is not UTF-8, in a string or between members, is
+    /// not JSON (`-32700`), and the error says so; UTF-8 beyond ASCII reads.
+    #[test]
+    fn a_message_that_is_not_utf8_is_a_parse_error() {
+        let valid = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"caf\u{e9}\"}}";
+        assert_eq!(request(valid).params.unwrap()["name"], "caf\u{e9}");
+        // é is 0xc3 0xa9: its second byte made 0xff; then a lone 0xc3
+        // between two members.
+        let in_a_string: Vec<u8> = valid
+            .bytes()
+            .map(|b| if b == 0xa9 { 0xff } else { b })
+            .collect();
+        let between = [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,"[..],
+            &[0xc3],
+            &b"\"method\":\"ping\"}"[..],
+        ]
+        .concat();
+        for bytes in [in_a_string, between] {
+            let Err(response) = parse_message(&bytes) else {
+                panic!("accepted {bytes:?}");
+            };
+            let error = response.error_value().expect("an error");
+            assert_eq!(error.code(), -32700, "{error}");
+            assert!(error.to_string().contains("not UTF-8"), "{error}");
         }
     }
 
