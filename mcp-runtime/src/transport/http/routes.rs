@@ -14,6 +14,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::Method;
 use axum::response::Response as HttpResponse;
+use futures_util::FutureExt as _;
 use hyper::body::Incoming;
 use tower_service::Service as _;
 
@@ -74,8 +75,10 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Routes {
         // request an (empty) map of path parameters and box its route's
         // service and future, a few allocations for every message.
         if request.method() == Method::POST && request.uri().path() == &*self.path {
+            // `map`, not an `async` block: a block would hold the `post`
+            // future twice over (captured, then awaited) in its box.
             let answering = post::post(State(Arc::clone(&self.endpoint)), request);
-            return Box::pin(async move { Ok(answering.await) });
+            return Box::pin(answering.map(Ok));
         }
         // A router is always ready: `call` needs no `poll_ready` first.
         Box::pin(self.router.clone().call(request))
