@@ -20,7 +20,7 @@
 //! This file moves the bytes: it reads and frames lines and writes them.
 //! What each message means for the connection's requests and session
 //! (admission within the bound, cancellation, delivery of answers, change
-//! forwarding) is the session driver's (`transport/session.rs`), shared
+//! forwarding) is the session driver's (`transport/session/`), shared
 //! with HTTP.
 
 use std::io;

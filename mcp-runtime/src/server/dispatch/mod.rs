@@ -133,74 +133,18 @@ impl Server {
 
     /// Serves one request, in `session` when it belongs to one: what
     /// [`Self::handle_request`] and [`Self::handle_session_request`] do,
-    /// and what the transports' drivers call (one future the fewer).
-    pub(crate) async fn handle(
+    /// and what the transports' drivers call (one future the fewer). The
+    /// future owns what it needs (the server's registry shared), so a
+    /// driver builds it before its own future and holds it once.
+    pub(crate) fn handle(
         &self,
         request: Request,
         receive: ReceiveContext,
         session: Option<Session>,
         notifier: Notifier,
-    ) -> Response {
-        let Request {
-            id,
-            method,
-            params,
-            meta,
-            arguments,
-            round_trip,
-        } = request;
-        let era = era(&self.inner, &method, meta.as_deref(), session.is_some());
-        // The tool, prompt or resource the request names, for the log line
-        // of an internal error: copied only when that line can be written.
-        let handler = if tracing::enabled!(tracing::Level::WARN) {
-            handler_named(&method, params.as_ref())
-        } else {
-            None
-        };
-        // The method stays here (for the log) and dispatch borrows it: no
-        // copy of it per request. Boxed once, here: the request's whole
-        // path is a future of several KiB, and the transport's futures
-        // around it stay small enough to move cheaply.
-        let run = std::panic::AssertUnwindSafe(Box::pin(dispatch(
-            &self.inner,
-            era,
-            Envelope {
-                id: id.clone(),
-                method: &method,
-                params,
-                meta,
-                arguments,
-                round_trip,
-            },
-            receive,
-            session,
-            notifier,
-        )));
-        let outcome = match futures_util::FutureExt::catch_unwind(run).await {
-            Ok(outcome) => outcome,
-            Err(panic) => Err(McpError::internal(format!(
-                "the handler panicked: {}",
-                panic_message(panic.as_ref())
-            ))),
-        };
-        let response = match outcome {
-            Ok(Answered {
-                result,
-                opened: None,
-            }) => Response::result(id, result),
-            Ok(Answered {
-                result,
-                opened: Some(session),
-            }) => Response::result(id, result).opening(session),
-            Err(error) => {
-                log_error(&method, &id, handler.as_deref(), &error);
-                Response::error(Some(id), error)
-            }
-        };
-        match era {
-            Era::Modern => response,
-            Era::Initialize | Era::Legacy => response.in_2025_era(),
-        }
+    ) -> impl Future<Output = Response> + Send + 'static + use<> {
+        let registry = Arc::clone(&self.inner);
+        serve_request(registry, request, receive, session, notifier)
     }
 
     /// Takes a client's notification within a 2025-era session:
@@ -216,6 +160,76 @@ impl Server {
     /// The server's self-description.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+}
+
+/// [`Server::handle`]'s future.
+async fn serve_request(
+    registry: Arc<Registry>,
+    request: Request,
+    receive: ReceiveContext,
+    session: Option<Session>,
+    notifier: Notifier,
+) -> Response {
+    let Request {
+        id,
+        method,
+        params,
+        meta,
+        arguments,
+        round_trip,
+    } = request;
+    let era = era(&registry, &method, meta.as_deref(), session.is_some());
+    // The tool, prompt or resource the request names, for the log line
+    // of an internal error: copied only when that line can be written.
+    let handler = if tracing::enabled!(tracing::Level::WARN) {
+        handler_named(&method, params.as_ref())
+    } else {
+        None
+    };
+    // The method stays here (for the log) and dispatch borrows it: no
+    // copy of it per request. Boxed once, here: the request's whole
+    // path is a future of several KiB, and the transport's futures
+    // around it stay small enough to move cheaply.
+    let run = std::panic::AssertUnwindSafe(Box::pin(dispatch(
+        &registry,
+        era,
+        Envelope {
+            id: id.clone(),
+            method: &method,
+            params,
+            meta,
+            arguments,
+            round_trip,
+        },
+        receive,
+        session,
+        notifier,
+    )));
+    let outcome = match futures_util::FutureExt::catch_unwind(run).await {
+        Ok(outcome) => outcome,
+        Err(panic) => Err(McpError::internal(format!(
+            "the handler panicked: {}",
+            panic_message(panic.as_ref())
+        ))),
+    };
+    let response = match outcome {
+        Ok(Answered {
+            result,
+            opened: None,
+        }) => Response::result(id, result),
+        Ok(Answered {
+            result,
+            opened: Some(session),
+        }) => Response::result(id, result).opening(session),
+        Err(error) => {
+            log_error(&method, &id, handler.as_deref(), &error);
+            Response::error(Some(id), error)
+        }
+    };
+    match era {
+        Era::Modern => response,
+        Era::Initialize | Era::Legacy => response.in_2025_era(),
     }
 }
 

@@ -3,11 +3,15 @@
 //! of its session (or of its own, without one); a request's answer is
 //! written as JSON or as an event stream.
 
+use std::future::Future;
+use std::net::IpAddr;
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response as HttpResponse};
+use futures_util::FutureExt as _;
 use tokio::sync::mpsc;
 
 use super::Endpoint;
@@ -20,17 +24,30 @@ use super::sessions::{self, Open};
 use crate::server::{
     Notifier, ReceiveContext, Response, StreamClose, TransportKind, parse_message,
 };
-use crate::transport::session::{Admitted, Busy, Driver, Step};
+use crate::transport::session::{Admitted, Busy, Driver, Received, Step};
 
 /// Answers one `POST`: the `Host`/`Origin` guard, the bearer token, the
 /// content type, the accepted types, the body, then the message, handed to
 /// the server (a request) or to its session (a response or notification).
-pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> HttpResponse {
-    // Taken apart rather than extracted: axum's `HeaderMap` extractor
-    // copies the headers of every request.
+pub(super) fn post(
+    State(endpoint): State<Arc<Endpoint>>,
+    request: Request,
+) -> impl Future<Output = HttpResponse> + Send + 'static {
+    // Taken apart rather than extracted (axum's `HeaderMap` extractor
+    // copies the headers of every request), and before the future is
+    // made: it holds the headers and the body, not the request as well.
     let (parts, body) = request.into_parts();
-    let headers = parts.headers;
-    let peer = peer_ip();
+    answer(endpoint, parts.headers, body, peer_ip())
+}
+
+/// [`post`]'s answer to the request with `headers` and `body`, which came
+/// from `peer`.
+async fn answer(
+    endpoint: Arc<Endpoint>,
+    headers: HeaderMap,
+    body: Body,
+    peer: Option<IpAddr>,
+) -> HttpResponse {
     let caller = match admit(&endpoint, &headers).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
@@ -108,25 +125,17 @@ pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request
         Some(open) => Arc::clone(&open.driver),
         None => Arc::new(Driver::new()),
     };
-    let admitted = match driver.receive(&endpoint.server, message).await {
-        Step::Run(admitted) => admitted,
-        // Accepted whatever became of it: an answer that comes after the
-        // server stopped waiting is the client's due, not its fault (and
-        // some clients drop their connection on any other status).
-        Step::Done => return StatusCode::ACCEPTED.into_response(),
-        Step::Unsessioned(_) => {
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                "Bad request: a response must carry the MCP-Session-Id of the session \
-                 whose request it answers",
-            );
+    let step = match driver.try_receive(&endpoint.server, message) {
+        Received::Now(step) => step,
+        // Only a driver that bounds the requests in flight waits (HTTP's
+        // do not): boxed, so that this future does not carry the wait.
+        Received::Waits(waiting) => {
+            Box::pin(driver.admit_when_free(&endpoint.server, waiting)).await
         }
-        Step::Refused(response) => return json_response(&response),
-        Step::OverBudget(response) => {
-            let mut refused = json_response(&response);
-            *refused.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-            return refused;
-        }
+    };
+    let admitted = match to_run(step) {
+        Ok(admitted) => admitted,
+        Err(answered) => return answered,
     };
     let mut receive = ReceiveContext::new(TransportKind::Http);
     receive.caller = caller;
@@ -169,34 +178,68 @@ pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request
     // the event stream and keep running there.
     let handling = Box::pin(guarded(handle(endpoint, admitted, open, receive, notifier)));
     match resumable {
+        // A 2025-era session's stream, boxed: the common path's future
+        // does not carry it.
         Some((session, logs, close)) => {
-            resume::respond(handling, notes_rx, close, session, logs).await
+            Box::pin(resume::respond(handling, notes_rx, close, session, logs)).await
         }
         None => respond(handling, notes_rx).await,
+    }
+}
+
+/// The request a step runs, or the answer of a step that runs none. (A
+/// function of its own so that `answer`'s future does not keep the step
+/// across its awaits; the answer goes straight back to the client, so it
+/// is not boxed.)
+#[allow(clippy::result_large_err)]
+fn to_run(step: Step) -> Result<Admitted, HttpResponse> {
+    match step {
+        Step::Run(admitted) => Ok(admitted),
+        // Accepted whatever became of it: an answer that comes after the
+        // server stopped waiting is the client's due, not its fault (and
+        // some clients drop their connection on any other status).
+        Step::Done => Err(StatusCode::ACCEPTED.into_response()),
+        Step::Unsessioned(_) => Err(plain_error(
+            StatusCode::BAD_REQUEST,
+            "Bad request: a response must carry the MCP-Session-Id of the session \
+             whose request it answers",
+        )),
+        Step::Refused(response) => Err(json_response(&response)),
+        Step::OverBudget(response) => {
+            let mut refused = json_response(&response);
+            *refused.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+            Err(refused)
+        }
     }
 }
 
 /// Runs a request the driver admitted. In a session, the request keeps the
 /// session busy while it runs; the session `initialize` opens is added to
 /// the table, or ended and the request refused when every session is busy.
-async fn handle(
+fn handle(
     endpoint: Arc<Endpoint>,
     admitted: Admitted,
     open: Option<Open>,
     receive: ReceiveContext,
     notifier: Notifier,
-) -> Response {
+) -> impl Future<Output = Response> + Send + 'static + use<> {
     let subject = receive.subject().to_owned();
-    let _busy = open.map(|open| endpoint.sessions.begin(open.session.id()));
-    let response = admitted.run(receive, notifier).await.into_response();
-    let Some(opened) = response.opened_session() else {
-        return response;
-    };
-    match endpoint.sessions.insert(opened.clone(), &subject) {
-        Ok(()) => response,
-        Err(sessions::Full) => {
-            opened.end();
-            Busy::Sessions.refuse(response.id().cloned())
+    let busy = open.map(|open| endpoint.sessions.begin(open.session.id()));
+    // Built here, and continued with `map`: an `async fn` or block would
+    // hold the run twice (its arguments are kept beside what it awaits).
+    admitted.run(receive, notifier).map(move |answer| {
+        // The session stays busy until its new session (if any) is added.
+        let _busy = busy;
+        let response = answer.into_response();
+        let Some(opened) = response.opened_session() else {
+            return response;
+        };
+        match endpoint.sessions.insert(opened.clone(), &subject) {
+            Ok(()) => response,
+            Err(sessions::Full) => {
+                opened.end();
+                Busy::Sessions.refuse(response.id().cloned())
+            }
         }
-    }
+    })
 }

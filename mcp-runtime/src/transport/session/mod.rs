@@ -24,11 +24,13 @@
 //! and event streams, and for HTTP its statuses, its table of sessions by
 //! id with their expiry, and resumable streams.
 
+mod admitted;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures_util::Stream;
-use futures_util::future::{AbortHandle, AbortRegistration, Abortable, Aborted};
+use futures_util::future::AbortHandle;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -38,9 +40,9 @@ use crate::schema::{
     CancelledNotificationParams, ErrorObject, JsonObject, McpError, RequestId, codes,
     notification_methods,
 };
-use crate::server::{
-    Incoming, Notifier, ReceiveContext, Request, Response, Server, Session, TransportKind,
-};
+use crate::server::{Incoming, Request, Response, Server, Session, TransportKind};
+pub(crate) use admitted::Admitted;
+use admitted::Entry;
 
 /// The 2025-era glue of one peer: its session (once `initialize` opened
 /// one), the cancel table of its requests in flight, and, where the
@@ -160,7 +162,7 @@ impl Driver {
     /// Bounds the requests in flight to `max` (at least 1): a request
     /// arriving while they all run waits in [`Self::receive`] for one to
     /// finish, or is refused as [`Busy::Slots`] when some request waits for
-    /// the client's answer. A slot is held until the [`Answer`] is dropped.
+    /// the client's answer. A slot is held until the [`Answer`](admitted::Answer) is dropped.
     #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) fn max_in_flight(mut self, max: usize) -> Self {
         let max = max.max(1);
@@ -179,7 +181,20 @@ impl Driver {
     /// Takes one message of the peer and says what the transport does
     /// next. Only a request can wait here: for a free slot, within the
     /// in-flight bound.
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) async fn receive(self: &Arc<Self>, server: &Server, message: Incoming) -> Step {
+        match self.try_receive(server, message) {
+            Received::Now(step) => step,
+            Received::Waits(waiting) => self.admit_when_free(server, waiting).await,
+        }
+    }
+
+    /// [`Self::receive`] without waiting: what the transport does next, or,
+    /// when this driver bounds the requests in flight, the request that
+    /// waits for a slot ([`Self::admit_when_free`]). A driver without a
+    /// bound (HTTP's) never waits, and its caller's future need not hold
+    /// the wait.
+    pub(crate) fn try_receive(self: &Arc<Self>, server: &Server, message: Incoming) -> Received {
         let session = self.session();
         match message {
             Incoming::Notification { method, params } => {
@@ -189,9 +204,9 @@ impl Driver {
                 } else if let Some(session) = &session {
                     server.handle_notification(&method, session);
                 }
-                Step::Done
+                Received::Now(Step::Done)
             }
-            Incoming::Response(response) => match &session {
+            Incoming::Response(response) => Received::Now(match &session {
                 None => Step::Unsessioned(response.id),
                 Some(session) => {
                     // Dropped either way: an answer that comes after the
@@ -205,7 +220,7 @@ impl Driver {
                     }
                     Step::Done
                 }
-            },
+            }),
             Incoming::Request(request) => {
                 // What the request holds while it runs counts against the
                 // server's budget until its answer is written.
@@ -213,17 +228,43 @@ impl Driver {
                     Ok(held) => held,
                     Err(over) => {
                         tracing::warn!(%over, method = %Wire(&request.method), "refused a request");
-                        return Step::OverBudget(Busy::Memory.refuse(Some(request.id)));
+                        let refused = Busy::Memory.refuse(Some(request.id));
+                        return Received::Now(Step::OverBudget(refused));
                     }
                 };
-                match self.slot(session.as_ref()).await {
-                    Ok(slot) => match self.admit(server, request, session, (slot, held)) {
-                        Ok(admitted) => Step::Run(admitted),
-                        Err(in_use) => Step::Refused(in_use),
-                    },
-                    Err(busy) => Step::Refused(busy.refuse(Some(request.id))),
+                if self.slots.is_some() {
+                    return Received::Waits(Waiting {
+                        request,
+                        session,
+                        held,
+                    });
                 }
+                Received::Now(match self.admit(server, request, session, (None, held)) {
+                    Ok(admitted) => Step::Run(admitted),
+                    Err(in_use) => Step::Refused(in_use),
+                })
             }
+        }
+    }
+
+    /// Admits a request [`Self::try_receive`] left waiting, once a slot is
+    /// free (or refuses it as busy: see [`Self::slot`]).
+    pub(crate) async fn admit_when_free(
+        self: &Arc<Self>,
+        server: &Server,
+        waiting: Waiting,
+    ) -> Step {
+        let Waiting {
+            request,
+            session,
+            held,
+        } = waiting;
+        match self.slot(session.as_ref()).await {
+            Ok(slot) => match self.admit(server, request, session, (slot, held)) {
+                Ok(admitted) => Step::Run(admitted),
+                Err(in_use) => Step::Refused(in_use),
+            },
+            Err(busy) => Step::Refused(busy.refuse(Some(request.id))),
         }
     }
 
@@ -354,101 +395,24 @@ fn id_in_use(id: RequestId) -> Response {
     Response::error(Some(id), McpError::InvalidRequest { detail })
 }
 
-/// A request admitted by [`Driver::receive`]: recorded for cancellation
-/// and holding its slot. Dropped without running, it leaves the table too.
-#[must_use = "an admitted request does nothing until it runs"]
-pub(crate) struct Admitted {
-    server: Server,
+/// What [`Driver::try_receive`] makes of a message.
+#[must_use = "a step must be taken, a waiting request admitted"]
+// As `Step`: taken apart as soon as it is returned.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Received {
+    /// What the transport does next.
+    Now(Step),
+    /// A request that waits for a free slot
+    /// ([`Driver::admit_when_free`]).
+    Waits(Waiting),
+}
+
+/// A request [`Driver::try_receive`] took that waits for a free slot: its
+/// charge to the memory budget already held.
+pub(crate) struct Waiting {
     request: Request,
-    /// The peer's session when the request arrived.
     session: Option<Session>,
-    registration: AbortRegistration,
-    entry: Entry,
-    slot: Option<OwnedSemaphorePermit>,
-    /// The request's charge to the server's memory budget.
     held: Held,
-}
-
-impl Admitted {
-    /// Serves the request with what the transport knows (`receive`), in
-    /// the peer's session when it has one, and `notifier`, unless
-    /// the client cancels it first: then the response
-    /// [`is_cancelled`](Response::is_cancelled) and nothing is sent. The
-    /// session the response opens is pinned to the driver before the
-    /// transport sees it.
-    pub(crate) async fn run(self, receive: ReceiveContext, notifier: Notifier) -> Answer {
-        let Self {
-            server,
-            request,
-            session,
-            registration,
-            entry,
-            slot,
-            held,
-        } = self;
-        let id = request.id.clone();
-        let handling = server.handle(request, receive, session, notifier);
-        let response = match Abortable::new(handling, registration).await {
-            Ok(response) => response,
-            Err(Aborted) => Response::cancelled(id),
-        };
-        if let Some(opened) = response.opened_session() {
-            entry.driver.pin(opened);
-        }
-        drop(entry);
-        Answer {
-            response,
-            _slot: slot,
-            _held: held,
-        }
-    }
-}
-
-/// A request's response. It holds the request's in-flight slot until it
-/// is dropped: a transport drops it once the response is written or
-/// queued, so that answers the peer does not read count against the
-/// bound.
-pub(crate) struct Answer {
-    response: Response,
-    _slot: Option<OwnedSemaphorePermit>,
-    /// The request's charge to the memory budget, with the response's.
-    _held: Held,
-}
-
-impl Answer {
-    /// The response.
-    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
-    pub(crate) fn response(&self) -> &Response {
-        &self.response
-    }
-
-    /// The response, the slot freed (over HTTP; stdio writes it in place).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn into_response(self) -> Response {
-        self.response
-    }
-}
-
-/// An admitted request's entry in its driver's cancel table, removed when
-/// this drops (the request finished, was cancelled, or was dropped).
-struct Entry {
-    driver: Arc<Driver>,
-    id: RequestId,
-    serial: u64,
-}
-
-impl Drop for Entry {
-    fn drop(&mut self) {
-        let mut table = self.driver.lock_in_flight();
-        // Not a later request that reused the id.
-        if table
-            .by_id
-            .get(&self.id)
-            .is_some_and(|tracked| tracked.serial == self.serial)
-        {
-            table.by_id.remove(&self.id);
-        }
-    }
 }
 
 /// The changes `session`'s client asked for, as the JSON of their
@@ -499,6 +463,7 @@ mod tests {
     use super::*;
     use crate::schema::ClientCapabilities;
     use crate::server::parse_message;
+    use crate::server::{Notifier, ReceiveContext};
 
     fn server() -> Server {
         Server::builder("driver", "1").build().unwrap()
