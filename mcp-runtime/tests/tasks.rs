@@ -19,7 +19,7 @@ use mcp_runtime::server::tasks::Tasks;
 use mcp_runtime::transport::http::HttpTransport;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use support::http::{Listen, meta, post, request, serve, start};
+use support::http::{Listen, meta, post, post_with, request, serve, start};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
@@ -461,18 +461,8 @@ async fn unauthenticated_clients_at_other_addresses_hold_allowances_of_their_own
                 "jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "order", "arguments": {}, "_meta": declaring()}
             });
-            let response = client
-                .post(url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", "order")
-                .body(body.to_string())
-                .send()
-                .await
-                .unwrap();
-            response.json::<Value>().await.unwrap()
+            let (_, _, text) = post_with(&client, &url, &body, body.to_string(), None).await;
+            serde_json::from_str::<Value>(&text).unwrap()
         }
     };
     created_id(&order_from([127, 0, 0, 1]).await);

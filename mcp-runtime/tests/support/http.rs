@@ -85,8 +85,20 @@ pub(crate) async fn post_written(
     text: String,
     token: Option<&str>,
 ) -> (u16, String, String) {
+    post_with(&reqwest::Client::new(), url, body, text, token).await
+}
+
+/// [`post_written`] through `client` (one bound to another local
+/// address, say).
+pub(crate) async fn post_with(
+    client: &reqwest::Client,
+    url: &str,
+    body: &Value,
+    text: String,
+    token: Option<&str>,
+) -> (u16, String, String) {
     let method = body["method"].as_str().unwrap().to_owned();
-    let mut request = reqwest::Client::new()
+    let mut request = client
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
