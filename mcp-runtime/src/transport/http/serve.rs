@@ -23,8 +23,8 @@ use super::write_deadline::WriteDeadline;
 tokio::task_local! {
     /// The IP address of the connection whose task is running: each
     /// connection is served on a task of its own, and its requests run on
-    /// that task, so a request reads its peer here (an entry in every
-    /// request's extensions would cost three allocations a request).
+    /// that task, so a request reads its peer here (an entry in each
+    /// request's extensions costs an allocation or more per request).
     static PEER: IpAddr;
 }
 
