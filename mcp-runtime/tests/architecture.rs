@@ -56,8 +56,8 @@ fn module_of(file: &Path) -> Vec<String> {
 }
 
 /// The code of a file without comments and without `#[cfg(test)]` modules.
-fn non_test_code(source: &str) -> String {
-    without_test_modules(source)
+fn non_test_code(file: &Path, source: &str) -> String {
+    without_test_modules(file, source)
         .lines()
         .map(|line| match line.find("//") {
             Some(at) => &line[..at],
@@ -68,7 +68,7 @@ fn non_test_code(source: &str) -> String {
 }
 
 /// A file without its `#[cfg(test)]` modules, comments kept.
-fn without_test_modules(source: &str) -> String {
+fn without_test_modules(file: &Path, source: &str) -> String {
     let mut code = String::new();
     let mut rest = source;
     while let Some(at) = rest.find("#[cfg(test)]") {
@@ -76,10 +76,20 @@ fn without_test_modules(source: &str) -> String {
         let after = &rest[at + "#[cfg(test)]".len()..];
         let trimmed = after.trim_start();
         let is_module = trimmed.starts_with("mod ") || trimmed.starts_with("pub(crate) mod ");
-        let Some(end) = is_module.then(|| test_module_end(after)).flatten() else {
+        if !is_module {
             code.push_str("#[cfg(test)]");
             rest = after;
             continue;
+        }
+        // Braces are counted, not parsed: a lone one in a string or a char
+        // would hide the module's end, and the whole file would count.
+        let Some(end) = test_module_end(after) else {
+            let module = trimmed.lines().next().unwrap_or_default();
+            panic!(
+                "{}: the end of `#[cfg(test)] {module}` is not found by counting braces: \
+                 write a lone brace in a string or char escaped (\"\\u{{7b}}\")",
+                file.display()
+            );
         };
         rest = &after[end..];
     }
@@ -207,7 +217,10 @@ fn arrows(scope: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
             continue;
         }
         let from = module[scope.len()].clone();
-        let code = non_test_code(&fs::read_to_string(&file).expect("read a source file"));
+        let code = non_test_code(
+            &file,
+            &fs::read_to_string(&file).expect("read a source file"),
+        );
         for path in named_paths(&code, &module) {
             if path.len() > scope.len()
                 && path[..scope.len()] == *scope
@@ -316,7 +329,7 @@ fn files_of_server_and_transport_stay_small() {
     for room in ["server", "transport"] {
         for file in rust_files(&src().join(room)) {
             let source = fs::read_to_string(&file).expect("read a source file");
-            let lines = without_test_modules(&source).lines().count();
+            let lines = without_test_modules(&file, &source).lines().count();
             if lines > MAX_FILE_LINES {
                 large.push((file.display().to_string(), lines));
             }

@@ -393,9 +393,9 @@ mod tests {
         let found = problems(|p| resource(&templated, &[], p));
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
-            found[0]
-                .starts_with("resource \"test://items/{id}\": a fixed resource URI holds no `{`")
-                && found[0].contains("`ServerBuilder::resource_template`"),
+            found[0].starts_with(
+                "resource \"test://items/{id}\": a fixed resource URI holds no `\u{7b}`"
+            ) && found[0].contains("`ServerBuilder::resource_template`"),
             "{found:?}"
         );
     }

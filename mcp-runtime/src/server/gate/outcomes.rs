@@ -233,6 +233,6 @@ mod tests {
         }
         assert!(decode(b"").is_err());
         assert!(decode(b"X{}").is_err());
-        assert!(decode(b"E{").is_err());
+        assert!(decode(b"E\x7b").is_err());
     }
 }

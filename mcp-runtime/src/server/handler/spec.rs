@@ -339,7 +339,7 @@ mod tests {
         assert!(!tool.input_schema.contains_key(DECLARED_ORDER));
         assert_eq!(tool.property_order, ["zeta", "Alpha", "mid"]);
         let written = serde_json::to_string(&tool).unwrap();
-        let at = |name: &str| written.find(&format!("\"{name}\":{{")).unwrap();
+        let at = |name: &str| written.find(&(format!("\"{name}\":") + "\u{7b}")).unwrap();
         assert!(
             at("zeta") < at("Alpha") && at("Alpha") < at("mid"),
             "{written}"

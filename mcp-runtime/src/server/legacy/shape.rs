@@ -182,7 +182,7 @@ mod tests {
         let mut result = CallToolResult::text("a\"b");
         result.structured_content = Some(serde_json::json!({"resultType": "kept", "n": 1}));
         let shaped = serialise_2025(&result).unwrap();
-        assert!(!shaped.starts_with(r#"{"resultType""#), "{shaped}");
+        assert!(!shaped.starts_with("\u{7b}\"resultType\""), "{shaped}");
         let value: serde_json::Value = serde_json::from_str(&shaped).unwrap();
         assert_eq!(value.get("resultType"), None);
         assert_eq!(value["structuredContent"]["resultType"], "kept");
