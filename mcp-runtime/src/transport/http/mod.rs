@@ -238,12 +238,15 @@ impl HttpTransport {
     /// connection limits ([`Self::header_timeout`],
     /// [`Self::max_connections`]) are the embedding server's to set.
     pub fn into_router(self) -> Router {
-        let policy = self.host_policy.clone().unwrap_or(HostPolicy::Loopback);
-        self.router_with(policy)
+        self.routes_or_loopback().into_router()
     }
 
-    fn router_with(self, host_policy: HostPolicy) -> Router {
-        self.endpoint_with(host_policy).0.into_router()
+    /// The routes under the transport's host policy, or the loopback
+    /// policy when none is set (an embedded router, a connection handed
+    /// over open): no bound address to choose a policy by.
+    fn routes_or_loopback(self) -> Routes {
+        let policy = self.host_policy.clone().unwrap_or(HostPolicy::Loopback);
+        self.endpoint_with(policy).0
     }
 
     /// The routes, and the session table they serve (kept by a bound
@@ -275,9 +278,7 @@ impl HttpTransport {
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let limits = self.limits.connections();
-        let policy = self.host_policy.clone().unwrap_or(HostPolicy::Loopback);
-        let (routes, _) = self.endpoint_with(policy);
-        serve::serve_one(io, routes, limits).await
+        serve::serve_one(io, self.routes_or_loopback(), limits).await
     }
 
     /// Binds `addr` (e.g. `"127.0.0.1:0"`, `("0.0.0.0", 8080)` or a
