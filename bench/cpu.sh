@@ -36,7 +36,11 @@ redis_pid=""
 server_pid=""
 cleanup() {
     [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null || true
-    [[ -n "$redis_pid" ]] && kill "$redis_pid" 2>/dev/null || true
+    # Waited for: a run started right after this one binds the same port.
+    if [[ -n "$redis_pid" ]]; then
+        kill "$redis_pid" 2>/dev/null || true
+        wait "$redis_pid" 2>/dev/null || true
+    fi
     rm -f "$LOG" "$RESULTS"
 }
 trap cleanup EXIT
@@ -47,6 +51,7 @@ if [[ "$REDIS" == 1 ]]; then
         --appendonly no >/dev/null 2>&1 &
     redis_pid=$!
     sleep 0.3
+    kill -0 "$redis_pid" 2>/dev/null || { echo "redis-server did not start on port $REDIS_PORT" >&2; exit 1; }
 fi
 
 # CPU ticks (user + system) of a process.

@@ -252,9 +252,10 @@ PY
 # their memory) and the commands it sent per retry, then an empty Redis
 # with fresh statistics for the next cell. Every retry leaves one key, so
 # keys count the retries (warm-up included, as in the command counts).
-# Commands a script runs count in Redis's statistics too: each record
-# script runs one GET and, for a round still running, one SET, so the
-# claims sent as SET NX GET are the SETs less the GETs.
+# Commands a script runs count in Redis's statistics too. On Redis 7 no
+# script runs: a claim is one SET NX GET, a record one SET XX KEEPTTL. (On an
+# older Redis each claim is a script that runs one GET and, on a first use,
+# one SET: the SETs less the GETs are then what was sent as SET.)
 redis_report() {
     local keys used stats
     keys=$(redis_cli DBSIZE | tr -dc '0-9')
@@ -265,10 +266,10 @@ redis_report() {
 import re, sys
 keys, stats = int(sys.argv[1]), sys.argv[2]
 calls = {m.group(1): int(m.group(2)) for m in re.finditer(r"cmdstat_([a-z|]+):calls=(\d+)", stats)}
-claims = calls.get("set", 0) - calls.get("get", 0)
+sets = max(calls.get("set", 0) - calls.get("get", 0), 0)
 scripts = calls.get("evalsha", 0) + calls.get("eval", 0)
-per = (claims + scripts) / keys if keys else 0
-print(f"commands sent: {claims} SET NX GET + {scripts} EVALSHA/EVAL = {per:.2f} per retry")
+per = (sets + scripts) / keys if keys else 0
+print(f"commands sent: {sets} SET + {scripts} EVALSHA/EVAL = {per:.2f} per retry")
 PY
     )" >&2
     redis_cli FLUSHALL >/dev/null

@@ -1,9 +1,10 @@
 //! `RedisReplayGuard` against a real redis-server of the test's own: a
 //! round's claim is one command (`SET .. NX GET` on Redis 7, the script on
 //! older ones, both run here), the round's answer is recorded after the
-//! claim returns, and every later claim reads it: the same answers get the
-//! answer, other answers are refused. Concurrent claims share round trips
-//! (pipelines), and a record still lands after Redis forgot its script.
+//! claim returns (one `SET .. XX KEEPTTL`), and every later claim reads
+//! it: the same answers get the answer, other answers are refused.
+//! Concurrent claims share round trips (pipelines), and a record keeps its
+//! key's lifetime and never brings back a key that expired.
 
 #![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
@@ -86,7 +87,7 @@ async fn rounds(guard: &RedisReplayGuard, tag: u8) {
         RoundClaim::Refused
     );
     guard
-        .record_outcome(&state, Some(b"R{\"done\":true}"), expires)
+        .record_outcome(&state, &answers, Some(b"R{\"done\":true}"), expires)
         .await
         .unwrap();
     assert_eq!(
@@ -104,7 +105,10 @@ async fn rounds(guard: &RedisReplayGuard, tag: u8) {
         guard.claim_round(&silent, &answers, expires).await.unwrap(),
         RoundClaim::First
     );
-    guard.record_outcome(&silent, None, expires).await.unwrap();
+    guard
+        .record_outcome(&silent, &answers, None, expires)
+        .await
+        .unwrap();
     assert_eq!(
         claim_once_recorded(guard, &silent, &answers).await,
         RoundClaim::Refused
@@ -119,9 +123,11 @@ async fn a_claim_is_one_set_and_the_record_follows() {
     tokio::time::timeout(Duration::from_secs(60), rounds(&guard, 10))
         .await
         .unwrap();
-    // Redis 7 and later: no claim went through a script (the records do).
+    // Redis 7 and later: neither a claim nor a record ran a script.
     let scripted = calls(redis.port, "evalsha") + calls(redis.port, "eval");
-    assert_eq!(scripted, 2, "only the two records ran a script");
+    assert_eq!(scripted, 0, "no command ran a script");
+    // At least seven claims and the two records.
+    assert!(calls(redis.port, "set") >= 9);
 }
 
 #[tokio::test]
@@ -133,10 +139,10 @@ async fn the_script_of_an_older_redis_claims_the_same() {
     tokio::time::timeout(Duration::from_secs(60), rounds(&guard, 20))
         .await
         .unwrap();
-    // At least seven claims and two records (a SET inside a script counts
-    // as a SET too, so the scripts are what is counted).
+    // At least seven claims (a SET inside a script counts as a SET too, so
+    // the scripts are what is counted).
     let scripted = calls(redis.port, "evalsha") + calls(redis.port, "eval");
-    assert!(scripted >= 9, "every claim ran the script: {scripted}");
+    assert!(scripted >= 7, "every claim ran the script: {scripted}");
 }
 
 #[tokio::test]
@@ -190,38 +196,67 @@ async fn concurrent_claims_share_round_trips() {
     assert!(reads < 250, "500 claims took {reads} reads");
 }
 
+/// The key the guard writes for `fingerprint` (the default prefix).
+fn key_of(fingerprint: &[u8; 32]) -> String {
+    let hex: String = fingerprint.iter().map(|b| format!("{b:02x}")).collect();
+    format!("mcp:request-state:{hex}")
+}
+
 #[tokio::test]
-async fn a_record_lands_after_redis_forgot_its_script() {
+async fn a_record_keeps_the_lifetime_and_never_revives_an_expired_key() {
     let redis = Redis::start();
     let guard = RedisReplayGuard::new(&redis.url()).unwrap();
-    let (first, second, answers) = ([40u8; 32], [41u8; 32], [1u8; 32]);
-    for state in [&first, &second] {
-        assert_eq!(
-            guard
-                .claim_round(state, &answers, in_a_minute())
-                .await
-                .unwrap(),
-            RoundClaim::First
-        );
-    }
-    // The first record loads the script; then Redis forgets it.
-    guard
-        .record_outcome(&first, Some(b"R1"), in_a_minute())
-        .await
-        .unwrap();
-    assert!(command(redis.port, "SCRIPT FLUSH").starts_with("+OK"));
-    guard
-        .record_outcome(&second, Some(b"R2"), in_a_minute())
-        .await
-        .unwrap();
+    let (lasting, fleeting, answers) = ([60u8; 32], [61u8; 32], [1u8; 32]);
+    // Claimed for a minute, then recorded: the key keeps its lifetime.
     assert_eq!(
-        claim_once_recorded(&guard, &second, &answers).await,
-        RoundClaim::Recorded(b"R2".to_vec())
+        guard
+            .claim_round(&lasting, &answers, in_a_minute())
+            .await
+            .unwrap(),
+        RoundClaim::First
     );
+    guard
+        .record_outcome(&lasting, &answers, Some(b"R1"), in_a_minute())
+        .await
+        .unwrap();
     assert_eq!(
-        claim_once_recorded(&guard, &first, &answers).await,
+        claim_once_recorded(&guard, &lasting, &answers).await,
         RoundClaim::Recorded(b"R1".to_vec())
     );
+    let ttl = command(redis.port, &format!("TTL {}", key_of(&lasting)));
+    let ttl: i64 = ttl.trim().trim_start_matches(':').parse().unwrap();
+    assert!(
+        (1..=60).contains(&ttl),
+        "the record kept the claim's TTL: {ttl}"
+    );
+
+    // Claimed for its last second; recorded once the key expired: the
+    // record does not bring the key back (without a lifetime).
+    let now = in_a_minute() - 60;
+    assert_eq!(
+        guard.claim_round(&fleeting, &answers, now).await.unwrap(),
+        RoundClaim::First
+    );
+    let exists = format!("EXISTS {}", key_of(&fleeting));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while command(redis.port, &exists).trim() != ":0" {
+        assert!(Instant::now() < deadline, "the claim never expired");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    guard
+        .record_outcome(&fleeting, &answers, Some(b"R2"), now)
+        .await
+        .unwrap();
+    // Replies come in order: once a later claim is answered, the record
+    // was carried out.
+    assert_eq!(
+        guard
+            .claim_round(&[62u8; 32], &answers, in_a_minute())
+            .await
+            .unwrap(),
+        RoundClaim::First
+    );
+    assert_eq!(command(redis.port, &exists).trim(), ":0");
 }
 
 #[tokio::test]

@@ -79,17 +79,19 @@ pub trait ReplayGuard: Send + Sync + 'static {
     }
 
     /// Records the outcome of the round that claimed `fingerprint` with
-    /// [`claim_round`](Self::claim_round), until `expires_at`: `Some`
-    /// bytes to hand to duplicates, or `None` when there is none to keep
-    /// (later uses are then refused). `Ok(false)` when the guard did not
-    /// keep it (no room); the default keeps nothing.
+    /// [`claim_round`](Self::claim_round) for the answers digested to
+    /// `answers` (the same digest), until `expires_at`: `Some` bytes to
+    /// hand to duplicates, or `None` when there is none to keep (later uses
+    /// are then refused). `Ok(false)` when the guard did not keep it (no
+    /// room); the default keeps nothing.
     fn record_outcome<'a>(
         &'a self,
         fingerprint: &'a [u8; 32],
+        answers: &'a [u8; 32],
         outcome: Option<&'a [u8]>,
         expires_at: u64,
     ) -> BoxFuture<'a, Result<bool, ReplayError>> {
-        let _ = (fingerprint, outcome, expires_at);
+        let _ = (fingerprint, answers, outcome, expires_at);
         Box::pin(std::future::ready(Ok(false)))
     }
 }
@@ -544,9 +546,11 @@ impl ReplayGuard for InMemoryReplayGuard {
     fn record_outcome<'a>(
         &'a self,
         fingerprint: &'a [u8; 32],
+        _answers: &'a [u8; 32],
         outcome: Option<&'a [u8]>,
         _expires_at: u64,
     ) -> BoxFuture<'a, Result<bool, ReplayError>> {
+        // The running entry holds the digest its claim was made with.
         let mut seen = self.lock();
         let seen = &mut *seen;
         let mut kept = false;
@@ -672,7 +676,7 @@ mod tests {
         assert_eq!(claim(&answers), Ok(RoundClaim::Running));
         assert_eq!(claim(&other), Ok(RoundClaim::Refused));
         assert_eq!(
-            block_on(guard.record_outcome(&state, Some(b"answer"), 200)),
+            block_on(guard.record_outcome(&state, &answers, Some(b"answer"), 200)),
             Ok(true)
         );
         assert_eq!(
@@ -691,7 +695,7 @@ mod tests {
             Ok(RoundClaim::First)
         );
         assert_eq!(
-            block_on(guard.record_outcome(&second, Some(b"too long"), 200)),
+            block_on(guard.record_outcome(&second, &answers, Some(b"too long"), 200)),
             Ok(false)
         );
         assert_eq!(
@@ -713,7 +717,7 @@ mod tests {
         assert_eq!(seen.outcomes.held, 0);
         drop(seen);
         assert_eq!(
-            block_on(guard.record_outcome(&third, Some(b"0123456789"), 400)),
+            block_on(guard.record_outcome(&third, &answers, Some(b"0123456789"), 400)),
             Ok(true)
         );
     }

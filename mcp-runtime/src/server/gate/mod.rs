@@ -314,6 +314,7 @@ impl StateGate {
         let ticket = Ticket::new(
             Arc::clone(guard),
             fingerprint,
+            answers,
             expires_at,
             outcomes,
             method,

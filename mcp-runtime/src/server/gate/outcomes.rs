@@ -96,6 +96,8 @@ impl OutcomeRecord {
 pub(crate) struct Ticket<'t> {
     guard: Arc<dyn ReplayGuard>,
     fingerprint: [u8; 32],
+    /// The digest of the answers the state was claimed with.
+    answers: [u8; 32],
     expires_at: u64,
     max_bytes: usize,
     /// The request's method and target, for the log.
@@ -108,6 +110,7 @@ impl<'t> Ticket<'t> {
     pub(crate) fn new(
         guard: Arc<dyn ReplayGuard>,
         fingerprint: [u8; 32],
+        answers: [u8; 32],
         expires_at: u64,
         outcomes: &OutcomeRecord,
         method: Cow<'t, str>,
@@ -116,6 +119,7 @@ impl<'t> Ticket<'t> {
         Self {
             guard,
             fingerprint,
+            answers,
             expires_at,
             max_bytes: outcomes.max_bytes,
             method,
@@ -146,7 +150,7 @@ impl<'t> Ticket<'t> {
         };
         match self
             .guard
-            .record_outcome(&self.fingerprint, kept, self.expires_at)
+            .record_outcome(&self.fingerprint, &self.answers, kept, self.expires_at)
             .await
         {
             Ok(false) if kept.is_some() => tracing::warn!(
@@ -178,11 +182,17 @@ impl Drop for Ticket<'_> {
             "a round that consumed a requestState ended without an answer (cancelled): \
              a duplicate retry will be refused"
         );
-        let (guard, fingerprint, expires_at) =
-            (Arc::clone(&self.guard), self.fingerprint, self.expires_at);
+        let (guard, fingerprint, answers, expires_at) = (
+            Arc::clone(&self.guard),
+            self.fingerprint,
+            self.answers,
+            self.expires_at,
+        );
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                let _ = guard.record_outcome(&fingerprint, None, expires_at).await;
+                let _ = guard
+                    .record_outcome(&fingerprint, &answers, None, expires_at)
+                    .await;
             });
         }
     }

@@ -30,21 +30,6 @@ end
 return kept
 ";
 
-/// Records a running round's answer (`ARGV[1]`, or `U` for none when it is
-/// empty), keeping the key's lifetime. 1 when the answer was kept.
-const RECORD_OUTCOME_SCRIPT: &str = r"
-local kept = redis.call('GET', KEYS[1])
-if not kept or string.sub(kept, 1, 1) ~= 'R' then
-  return 0
-end
-if ARGV[1] == '' then
-  redis.call('SET', KEYS[1], 'U', 'KEEPTTL')
-  return 0
-end
-redis.call('SET', KEYS[1], 'D' .. string.sub(kept, 2, 65) .. ARGV[1], 'KEEPTTL')
-return 1
-";
-
 /// The prefix of the keys the guard writes by default.
 const KEY_PREFIX: &str = "mcp:request-state:";
 
@@ -101,7 +86,8 @@ pub struct RedisReplayGuard {
     pipeline: Pipeline,
     prefix: String,
     clock: Arc<dyn Clock>,
-    scripts: Arc<[Script; 2]>,
+    /// The claim of a Redis older than 7.0 ([`CLAIM_ROUND_SCRIPT`]).
+    claim_script: Arc<Script>,
     /// Whether the claim is one `SET .. NX GET` (Redis 7 and later); false
     /// once Redis refused it, and the claim is then a script.
     native_claim: Arc<AtomicBool>,
@@ -140,11 +126,6 @@ impl Script {
             source,
             sha: OnceLock::new(),
         }
-    }
-
-    /// Its SHA1, once loaded.
-    fn sha(&self) -> Option<&str> {
-        self.sha.get().map(String::as_str)
     }
 
     /// Runs the script with `keys` and `args`: one round trip once loaded.
@@ -236,10 +217,7 @@ impl RedisReplayGuard {
             connection,
             prefix: KEY_PREFIX.to_owned(),
             clock: Arc::new(SystemClock),
-            scripts: Arc::new([
-                Script::new(CLAIM_ROUND_SCRIPT),
-                Script::new(RECORD_OUTCOME_SCRIPT),
-            ]),
+            claim_script: Arc::new(Script::new(CLAIM_ROUND_SCRIPT)),
             native_claim: Arc::new(AtomicBool::new(true)),
         })
     }
@@ -331,9 +309,18 @@ impl ReplayGuard for RedisReplayGuard {
         })
     }
 
+    /// One `SET .. XX KEEPTTL`, sent with the next pipeline: the round's
+    /// answer does not wait for it (a duplicate that comes first finds the
+    /// round running and waits for the record). `XX` keeps a key that
+    /// expired meanwhile from coming back. Unlike the in-memory guard, it
+    /// does not check that the key still holds this round's claim: only a
+    /// second claim of the same state could have replaced it, which takes
+    /// Redis losing the key (a flush, an eviction, a failover), and then
+    /// the state ran twice already; the later record is the one kept.
     fn record_outcome<'a>(
         &'a self,
         fingerprint: &'a [u8; 32],
+        answers: &'a [u8; 32],
         outcome: Option<&'a [u8]>,
         _expires_at: u64,
     ) -> BoxFuture<'a, Result<bool, ReplayError>> {
@@ -341,25 +328,26 @@ impl ReplayGuard for RedisReplayGuard {
         // recorded as no answer.
         let outcome = outcome
             .and_then(|bytes| std::str::from_utf8(bytes).ok())
-            .unwrap_or_default();
+            .filter(|outcome| !outcome.is_empty());
         let key = self.key(fingerprint);
+        let (held, read): (String, fn(RedisResult<Value>)) = match outcome {
+            Some(outcome) => {
+                let mut held = String::with_capacity(1 + 64 + outcome.len());
+                held.push('D');
+                push_hex(&mut held, answers);
+                held.push_str(outcome);
+                (held, read_record_of_answer)
+            }
+            None => ("U".to_owned(), read_record_of_nothing),
+        };
+        let mut set = sized_command("SET", 4, key.len() + held.len() + 9);
+        set.arg(key).arg(held).arg("XX").arg("KEEPTTL");
+        let kept = outcome.is_some();
         Box::pin(async move {
-            // The first record loads the script, in line; the others go
-            // with the next pipeline, and the round's answer does not wait
-            // for them: a duplicate that comes first finds the round
-            // running and waits for the record.
-            let Some(sha) = self.scripts[1].sha() else {
-                return self.record(&key, outcome).await;
-            };
-            let record = invocation("EVALSHA", sha, &[&key], &[outcome]);
-            let read = match outcome.is_empty() {
-                true => read_record_of_nothing,
-                false => read_record_of_answer,
-            };
             self.pipeline
-                .detach(record, RECORD_OUTCOME_SCRIPT, read)
+                .detach(set, read)
                 .await
-                .map(|()| true)
+                .map(|()| kept)
                 .map_err(|e| ReplayError::Unavailable(format!("Redis record failed: {e}")))
         })
     }
@@ -367,19 +355,19 @@ impl ReplayGuard for RedisReplayGuard {
 
 /// Reads the reply of a record that kept an answer, to log what failed.
 fn read_record_of_answer(reply: RedisResult<Value>) {
-    match read::<i64>(reply) {
-        Ok(0) => tracing::warn!(
+    match read::<Option<String>>(reply) {
+        Ok(None) => tracing::warn!(
             "the answer of a consumed requestState was not recorded: its key expired first; \
              a duplicate retry will be refused"
         ),
-        Ok(_) => {}
+        Ok(Some(_)) => {}
         Err(error) => warn_unrecorded(&error),
     }
 }
 
 /// Reads the reply of a record of no answer, to log what failed.
 fn read_record_of_nothing(reply: RedisResult<Value>) {
-    if let Err(error) = read::<i64>(reply) {
+    if let Err(error) = read::<Option<String>>(reply) {
         warn_unrecorded(&error);
     }
 }
@@ -425,24 +413,13 @@ impl RedisReplayGuard {
             }
         }
         let mut connection = self.connection.clone();
-        self.scripts[0]
+        self.claim_script
             .run(
                 &mut connection,
                 &[key],
                 &[&running[1..], &remaining.to_string()],
             )
             .await
-    }
-
-    /// Records `outcome` (none when empty) for the running round of `key`
-    /// in line, loading the script first if need be: whether it was kept.
-    async fn record(&self, key: &str, outcome: &str) -> Result<bool, ReplayError> {
-        let mut connection = self.connection.clone();
-        let kept: i64 = self.scripts[1]
-            .run(&mut connection, &[key], &[outcome])
-            .await
-            .map_err(|e| ReplayError::Unavailable(format!("Redis record failed: {e}")))?;
-        Ok(kept == 1)
     }
 }
 
@@ -472,6 +449,16 @@ fn read_claim(kept: Option<Vec<u8>>, answers: &[u8]) -> RoundClaim {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_records_reply_reads_as_kept_or_expired() {
+        // `SET .. XX` answers OK when it wrote, nil when the key was gone.
+        assert!(matches!(
+            read::<Option<String>>(Ok(Value::Okay)),
+            Ok(Some(_))
+        ));
+        assert!(matches!(read::<Option<String>>(Ok(Value::Nil)), Ok(None)));
+    }
 
     #[test]
     fn a_claim_reads_what_the_key_held() {

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager};
-use redis::{Cmd, RedisError, RedisResult, ServerErrorKind, Value};
+use redis::{Cmd, RedisError, RedisResult, Value};
 use tokio::sync::{mpsc, oneshot};
 
 /// How many commands may wait for the next pipeline.
@@ -30,10 +30,6 @@ pub(crate) struct Pipeline {
 /// A command waiting for the next pipeline, and what to do with its reply.
 struct Queued {
     command: Cmd,
-    /// The source of the script the command runs by `EVALSHA`: after a
-    /// `NOSCRIPT` reply (Redis restarted), the script is loaded and the
-    /// command sent again.
-    script: Option<&'static str>,
     then: Then,
 }
 
@@ -59,7 +55,6 @@ impl Pipeline {
         let (answer, reply) = oneshot::channel();
         let queued = Queued {
             command,
-            script: None,
             then: Then::Answer(answer),
         };
         let exchange = async {
@@ -71,18 +66,16 @@ impl Pipeline {
             .map_err(|_| timed_out(self.timeout))?
     }
 
-    /// Queues `command`, which runs `script` by `EVALSHA`, for the next
-    /// pipeline without waiting for its reply, which `then` reads. Waits
-    /// only when the queue is full, at most the timeout.
+    /// Queues `command` for the next pipeline without waiting for its
+    /// reply, which `then` reads. Waits only when the queue is full, at
+    /// most the timeout.
     pub(crate) async fn detach(
         &self,
         command: Cmd,
-        script: &'static str,
         then: fn(RedisResult<Value>),
     ) -> RedisResult<()> {
         let queued = Queued {
             command,
-            script: Some(script),
             then: Then::Detach(then),
         };
         let queued = match self.queue.try_send(queued) {
@@ -114,19 +107,8 @@ async fn send_pipelines(mut connection: ConnectionManager, mut commands: mpsc::R
             pipeline.add_command(std::mem::take(&mut queued.command));
         }
         let replies = run(&mut connection, &pipeline).await;
-        let mut unscripted = Vec::new();
-        for ((queued, reply), command) in batch.drain(..).zip(replies).zip(pipeline.cmd_iter()) {
-            match (&reply, queued.script) {
-                (Ok(Value::ServerError(e)), Some(script))
-                    if e.kind() == Some(ServerErrorKind::NoScript) =>
-                {
-                    unscripted.push((command.clone(), script, queued.then));
-                }
-                _ => queued.then.deliver(reply),
-            }
-        }
-        if !unscripted.is_empty() {
-            resend_after_loading(&mut connection, unscripted).await;
+        for (queued, reply) in batch.drain(..).zip(replies) {
+            queued.then.deliver(reply);
         }
     }
 }
@@ -149,36 +131,6 @@ async fn run(
             vec![Err(error); count]
         }
         Err(error) => vec![Err(error); count],
-    }
-}
-
-/// Loads the scripts Redis forgot (it restarted, or `SCRIPT FLUSH`) and
-/// sends their commands once more: the SHA1 of a script is its source's,
-/// so the same `EVALSHA` then finds it.
-async fn resend_after_loading(
-    connection: &mut ConnectionManager,
-    unscripted: Vec<(Cmd, &'static str, Then)>,
-) {
-    let mut loaded: Vec<&'static str> = Vec::new();
-    let mut pipeline = redis::pipe();
-    let mut thens = Vec::with_capacity(unscripted.len());
-    for (command, script, then) in unscripted {
-        if !loaded.contains(&script) {
-            if let Err(error) = super::load_script(connection, script).await {
-                then.deliver(Err(error));
-                continue;
-            }
-            loaded.push(script);
-        }
-        pipeline.add_command(command);
-        thens.push(then);
-    }
-    if thens.is_empty() {
-        return;
-    }
-    let replies = run(connection, &pipeline).await;
-    for (then, reply) in thens.into_iter().zip(replies) {
-        then.deliver(reply);
     }
 }
 
