@@ -53,8 +53,10 @@ pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 /// A retry costs one Redis command while it waits: the claim is one
 /// `SET key R<answers digest> NX GET EX <remaining lifetime>` (a Lua script
 /// on a Redis older than 7.0), and the round's answer is recorded after it
-/// is sent, without the round waiting for it. A duplicate that arrives
-/// before the record lands waits for it, as for a round still running.
+/// is sent, without the round waiting for it, by one
+/// `SET key D<answers digest><answer> XX KEEPTTL` (Redis 6.0 or later). A
+/// duplicate that arrives before the record lands waits for it, as for a
+/// round still running.
 ///
 /// The claims and records of concurrent requests share round trips: the
 /// guard sends them in pipelines, each with everything that was queued
