@@ -359,8 +359,9 @@ impl ReplayGuard for RedisReplayGuard {
 fn read_record_of_answer(reply: RedisResult<Value>) {
     match read::<Option<String>>(reply) {
         Ok(None) => tracing::warn!(
-            "the answer of a consumed requestState was not recorded: its key expired first; \
-             a duplicate retry will be refused"
+            "the answer of a consumed requestState was not recorded: its key was gone; a \
+             duplicate retry is refused if the state expired first, and runs the handler \
+             again if Redis lost the key"
         ),
         Ok(Some(_)) => {}
         Err(error) => warn_unrecorded(&error),
