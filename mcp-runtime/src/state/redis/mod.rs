@@ -1,12 +1,15 @@
 //! Single use across a fleet: a [`ReplayGuard`] on Redis.
 
 use std::fmt;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{ErrorKind, FromRedisValue, RedisError, RedisResult, ServerErrorKind, Value};
+use redis::{
+    ErrorKind, FromRedisValue, RedisError, RedisResult, RedisWrite as _, ServerErrorKind, Value,
+};
 
 use super::{Clock, ReplayError, ReplayGuard, RoundClaim, SystemClock};
 use crate::BoxFuture;
@@ -332,18 +335,30 @@ impl ReplayGuard for RedisReplayGuard {
             .and_then(|bytes| std::str::from_utf8(bytes).ok())
             .filter(|outcome| !outcome.is_empty());
         let key = self.key(fingerprint);
-        let (held, read): (String, fn(RedisResult<Value>)) = match outcome {
-            Some(outcome) => {
-                let mut held = String::with_capacity(1 + 64 + outcome.len());
-                held.push('D');
-                push_hex(&mut held, answers);
-                held.push_str(outcome);
-                (held, read_record_of_answer)
+        // What the key holds: `D`, the digest and the answer, or `U`.
+        let mut head = String::with_capacity(65);
+        let read: fn(RedisResult<Value>) = match outcome {
+            Some(_) => {
+                head.push('D');
+                push_hex(&mut head, answers);
+                read_record_of_answer
             }
-            None => ("U".to_owned(), read_record_of_nothing),
+            None => {
+                head.push('U');
+                read_record_of_nothing
+            }
         };
-        let mut set = sized_command("SET", 4, key.len() + held.len() + 9);
-        set.arg(key).arg(held).arg("XX").arg("KEEPTTL");
+        let answer = outcome.unwrap_or_default();
+        let mut set = sized_command("SET", 4, key.len() + head.len() + answer.len() + 9);
+        set.arg(key);
+        // The answer (up to the outcome record's limit) is written into
+        // the command once, not first into a string of its own. Writing
+        // into a command's buffer cannot fail.
+        let mut value = set.writer_for_next_arg();
+        let _ = value.write_all(head.as_bytes());
+        let _ = value.write_all(answer.as_bytes());
+        drop(value);
+        set.arg("XX").arg("KEEPTTL");
         let kept = outcome.is_some();
         Box::pin(async move {
             self.pipeline
