@@ -40,8 +40,8 @@
 #                 CPU, as on a real host); the workload label of a shared
 #                 cell ends in @shared [pinned shared]
 #   DRIVERS       loadgen (bench/loadgen, every workload) and/or wrk (plain
-#                 only, `wrk -t2 --latency` with a Lua body; its cells are
-#                 labelled plain@wrk) [loadgen wrk]
+#                 and two-round, `wrk -t2 --latency` with a Lua script; its
+#                 cells are labelled plain@wrk, two-round@wrk) [loadgen wrk]
 #   ROUNDS        repetitions of the whole grid; the report takes medians [1]
 #   SERVER_CPUS   [1]      LOADGEN_CPUS [0]
 #   LOADGEN_THREADS  load generator threads [1]
@@ -133,17 +133,64 @@ pin_for() {
     fi
 }
 
-# The Lua script wrk posts the plain call with (the load generator's body).
-WRK_SCRIPT=target/bench/plain.lua
+# The Lua scripts wrk drives each workload with: the load generator's
+# bodies. For two-round, each thread keeps the requestStates its answers
+# carried in a queue, and its next request echoes the oldest with the
+# answer, or starts a new flow when there is none: half the requests are
+# first rounds, half retries, each state echoed once. An answer that is
+# neither input_required nor a completed result counts as failed, and the
+# script prints how many ("Failed answers: N").
 mkdir -p target/bench
-cat >"$WRK_SCRIPT" <<'LUA'
-wrk.method = "POST"
+wrk_script() { echo "target/bench/$1.lua"; }
+WRK_HEADERS='wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
 wrk.headers["Mcp-Method"] = "tools/call"
+local meta = [["_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}}]]'
+cat >"$(wrk_script plain)" <<LUA
+$WRK_HEADERS
 wrk.headers["Mcp-Name"] = "test_simple_text"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}},"name":"test_simple_text","arguments":{}}}'
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{' .. meta .. ',"name":"test_simple_text","arguments":{}}}'
+LUA
+cat >"$(wrk_script two-round)" <<LUA
+$WRK_HEADERS
+local tool = "test_input_required_result_request_state"
+wrk.headers["Mcp-Name"] = tool
+local first = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{' .. meta .. ',"name":"' .. tool .. '","arguments":{}}}'
+local retry = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{' .. meta .. ',"name":"' .. tool
+    .. '","arguments":{},"inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}},"requestState":"'
+local states, oldest, newest = {}, 1, 0
+failed = 0
+function request()
+    if oldest > newest then
+        return wrk.format(nil, nil, nil, first)
+    end
+    local state = states[oldest]
+    states[oldest] = nil
+    oldest = oldest + 1
+    return wrk.format(nil, nil, nil, retry .. state .. '"}}')
+end
+function response(status, headers, body)
+    local state = status == 200 and body:match('"resultType":"input_required".*"requestState":"([^"]+)"')
+    if state then
+        newest = newest + 1
+        states[newest] = state
+    elseif status ~= 200 or not body:find('"content":[', 1, true) or body:find('"isError":true', 1, true) then
+        failed = failed + 1
+    end
+end
+local threads = {}
+function setup(thread)
+    table.insert(threads, thread)
+end
+function done()
+    local total = 0
+    for _, thread in ipairs(threads) do
+        total = total + thread:get("failed")
+    end
+    io.write(string.format("Failed answers: %d\n", total))
+end
 LUA
 
 # A latency as wrk prints it (850.00us, 1.20ms, 2.00s) in microseconds.
@@ -155,17 +202,20 @@ to_us() {
 }
 
 # One wrk cell against the running server: the result line, in the load
-# generator's format. Non-2xx answers count as errors.
+# generator's format. The errors are the answers the script failed (two-round),
+# or else the non-2xx answers (plain).
 wrk_cell() {
-    local server=$1 label=$2 concurrency=$3 out requests rps p50 p99 max errors rss
-    "${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${WARMUP}s" -s "$WRK_SCRIPT" "$url" >/dev/null
-    out=$("${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${DURATION}s" --latency -s "$WRK_SCRIPT" "$url")
+    local server=$1 workload=$2 label=$3 concurrency=$4 script out requests rps p50 p99 max errors rss
+    script=$(wrk_script "$workload")
+    "${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${WARMUP}s" -s "$script" "$url" >/dev/null
+    out=$("${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${DURATION}s" --latency -s "$script" "$url")
     requests=$(awk '/requests in/ {print $1}' <<<"$out")
     rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
     p50=$(to_us "$(awk '$1 == "50%" {print $2}' <<<"$out")")
     p99=$(to_us "$(awk '$1 == "99%" {print $2}' <<<"$out")")
     max=$(to_us "$(awk '$1 == "Latency" {print $4}' <<<"$out")")
-    errors=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
+    errors=$(awk '/^Failed answers/ {print $NF}' <<<"$out")
+    [[ -n "$errors" ]] || errors=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
     rss=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo -)
     printf 'server=%s\tworkload=%s\tconcurrency=%s\tok=%s\terrors=%s\tseconds=%s\trps=%s\tp50_us=%s\tp99_us=%s\tmax_us=%s\trss_kb=%s\n' \
         "$server" "$label" "$concurrency" "$((requests - ${errors:-0}))" "${errors:-0}" "$DURATION" \
@@ -314,8 +364,8 @@ for round in $(seq "$ROUNDS"); do
     [[ "$mode" == shared ]] && suffix="@shared"
     for driver in $DRIVERS; do
       for workload in $WORKLOADS; do
-        # wrk drives the plain call only.
-        [[ "$driver" == wrk && "$workload" != plain ]] && continue
+        # wrk drives the plain call and the two-round flow.
+        [[ "$driver" == wrk && "$workload" == legacy-plain ]] && continue
         label=$workload
         [[ "$driver" == wrk ]] && label="$workload@wrk"
         label="$label$suffix"
@@ -325,7 +375,7 @@ for round in $(seq "$ROUNDS"); do
                 start_server "$server"
                 echo "== round $round: $label, $concurrency connections, $server" >&2
                 if [[ "$driver" == wrk ]]; then
-                    line=$(wrk_cell "$server" "$label" "$concurrency")
+                    line=$(wrk_cell "$server" "$workload" "$label" "$concurrency")
                 else
                     line=$("${loadgen_pin[@]}" "$LOADGEN" run --url "$url" --server "$server" \
                         --workload "$workload" --concurrency "$concurrency" \
