@@ -201,14 +201,25 @@ to_us() {
         else if (v ~ /s$/) print int(n * 1000000); else print int(n) }'
 }
 
+# The CPU time the host has taken from this machine since boot, ms (steal
+# on /proc/stat's cpu line, in USER_HZ ticks of 10 ms), or - without it.
+steal_ms() {
+    awk '/^cpu / { if (NF >= 9) print $9 * 10; else print "-"; found = 1 }
+         END { if (!found) print "-" }' /proc/stat 2>/dev/null || echo -
+}
+
 # One wrk cell against the running server: the result line, in the load
 # generator's format. The errors are the answers the script failed (two-round),
 # or else the non-2xx answers (plain).
 wrk_cell() {
     local server=$1 workload=$2 label=$3 concurrency=$4 script out requests rps p50 p99 max errors rss
+    local steal_before steal
     script=$(wrk_script "$workload")
     "${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${WARMUP}s" -s "$script" "$url" >/dev/null
+    steal_before=$(steal_ms)
     out=$("${loadgen_pin[@]}" wrk -t2 -c"$concurrency" -d"${DURATION}s" --latency -s "$script" "$url")
+    steal=$(steal_ms)
+    [[ "$steal" != - && "$steal_before" != - ]] && steal=$((steal - steal_before)) || steal=-
     requests=$(awk '/requests in/ {print $1}' <<<"$out")
     rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
     p50=$(to_us "$(awk '$1 == "50%" {print $2}' <<<"$out")")
@@ -217,9 +228,9 @@ wrk_cell() {
     errors=$(awk '/^Failed answers/ {print $NF}' <<<"$out")
     [[ -n "$errors" ]] || errors=$(awk '/Non-2xx/ {print $NF}' <<<"$out")
     rss=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status" 2>/dev/null || echo -)
-    printf 'server=%s\tworkload=%s\tconcurrency=%s\tok=%s\terrors=%s\tseconds=%s\trps=%s\tp50_us=%s\tp99_us=%s\tmax_us=%s\trss_kb=%s\n' \
+    printf 'server=%s\tworkload=%s\tconcurrency=%s\tok=%s\terrors=%s\tseconds=%s\trps=%s\tp50_us=%s\tp99_us=%s\tmax_us=%s\trss_kb=%s\tsteal_ms=%s\n' \
         "$server" "$label" "$concurrency" "$((requests - ${errors:-0}))" "${errors:-0}" "$DURATION" \
-        "$rps" "$p50" "$p99" "$max" "${rss:--}"
+        "$rps" "$p50" "$p99" "$max" "${rss:--}" "$steal"
 }
 
 mkdir -p "$(dirname "$OUT")" "$LOGS"

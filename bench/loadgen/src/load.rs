@@ -18,6 +18,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::net::TcpStream;
 
+use crate::process::steal_ms;
 use crate::target::Target;
 use crate::wire::{self, Failure};
 
@@ -104,6 +105,9 @@ pub(crate) struct Outcome {
     pub(crate) elapsed: Duration,
     /// Latency of each successful HTTP request, in microseconds.
     pub(crate) latency_us: Histogram<u64>,
+    /// CPU time the host took from this machine while measuring, ms
+    /// ([`steal_ms`]), when `/proc/stat` tells.
+    pub(crate) steal_ms: Option<u64>,
 }
 
 /// The state shared by the workers.
@@ -536,6 +540,11 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
         workload,
         plan,
     });
+    // The host's steal time from the end of the warm-up to the end.
+    let steal_at_start = tokio::spawn(async move {
+        tokio::time::sleep_until(measure_from.into()).await;
+        steal_ms()
+    });
     let tasks: Vec<_> = workers
         .into_iter()
         .zip(0u64..)
@@ -559,11 +568,18 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
             .add(&tally.latency_us)
             .map_err(|e| format!("merging histograms: {e}"))?;
     }
+    let steal_at_start = steal_at_start
+        .await
+        .map_err(|e| format!("the steal-time reader failed: {e}"))?;
+    let steal_ms = steal_ms()
+        .zip(steal_at_start)
+        .map(|(end, start)| end.saturating_sub(start));
     Ok(Outcome {
         ok,
         errors,
         first_failure,
         elapsed: last.saturating_duration_since(measure_from),
         latency_us,
+        steal_ms,
     })
 }

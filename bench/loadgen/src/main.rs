@@ -223,6 +223,7 @@ fn run(options: RunOptions) -> Result<(), String> {
         p99_us: outcome.latency_us.value_at_quantile(0.99),
         max_us: outcome.latency_us.max(),
         rss_kb: options.server_pid.and_then(peak_rss_kb),
+        steal_ms: outcome.steal_ms,
     };
     if let Some(failure) = &outcome.first_failure {
         eprintln!(
