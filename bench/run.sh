@@ -172,11 +172,11 @@ function request()
     return wrk.format(nil, nil, nil, retry .. state .. '"}}')
 end
 function response(status, headers, body)
-    local state = status == 200 and body:match('"resultType":"input_required".*"requestState":"([^"]+)"')
+    local state = status == 200 and body:match('"requestState"%s*:%s*"([^"]+)"')
     if state then
         newest = newest + 1
         states[newest] = state
-    elseif status ~= 200 or not body:find('"content":[', 1, true) or body:find('"isError":true', 1, true) then
+    elseif status ~= 200 or not body:find('"content"%s*:%s*%[') or body:find('"isError"%s*:%s*true') then
         failed = failed + 1
     end
 end

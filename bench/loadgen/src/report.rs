@@ -119,9 +119,9 @@ struct Summary {
 }
 
 /// Steal time in one cell from which the host, not the server, may have
-/// made its slowest requests. On the 2-CPU guest of docs/benchmarks.md, of
-/// 22 wrk runs of the two-round flow, the 4 with a 60 to 100 ms stall had
-/// 70 to 300 ms of steal; of the 18 without, 17 had 20 ms or less.
+/// made its slowest requests. On the 2-CPU guest of docs/benchmarks.md, in
+/// one `bench/run.sh` run of 216 cells, the 19 whose slowest request took
+/// 50 ms or more had 80 to 210 ms of steal, and no other cell had 50 ms.
 const STALL_STEAL_MS: u64 = 50;
 
 /// The medians of `cells`; `None` when there are none.
