@@ -57,6 +57,9 @@ pub use notify::{Change, ChangeNotifier};
 pub use crate::receive_context::{HttpRequestHeaders, ReceiveContext, TransportKind};
 #[doc(hidden)]
 pub use dispatch::{Incoming, Request, Response, parse_message};
+/// The transport's side of a notifier made by [`Notifier::lazy`].
+#[cfg(feature = "http")]
+pub(crate) use notify::LazyNotes;
 #[doc(hidden)]
 pub use notify::{Notifier, StreamClose};
 

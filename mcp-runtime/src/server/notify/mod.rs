@@ -6,9 +6,12 @@
 //! The lowest room of the server: it uses nothing of the server's.
 
 mod changes;
+mod lazy;
 mod notifier;
 
 pub(crate) use changes::Closing;
 pub use changes::{Change, ChangeNotifier};
+#[cfg(feature = "http")]
+pub(crate) use lazy::LazyNotes;
 pub(crate) use notifier::WeakNotifier;
 pub use notifier::{Notifier, StreamClose};

@@ -8,37 +8,68 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::{Notify, mpsc};
 
+use super::lazy::{LazyNotes, LazyOut, WeakLazyOut, lazy_channel};
 use crate::schema::JsonRpcNotification;
 
 /// Carries the notifications a handler emits (progress, log messages) to
 /// the transport, already serialised. A disabled notifier drops them.
 #[derive(Debug, Clone, Default)]
 pub struct Notifier {
-    tx: Option<mpsc::Sender<String>>,
+    out: Option<Out>,
     close: Option<StreamClose>,
+}
+
+/// Where a notifier's messages go.
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+enum Out {
+    /// A channel the transport made.
+    Channel(mpsc::Sender<String>),
+    /// A channel the first message makes ([`Notifier::lazy`]).
+    Lazy(LazyOut),
 }
 
 /// A [`Notifier`] that does not hold its stream open: it reaches the
 /// client only while the request is still being answered.
 #[derive(Debug)]
-pub(crate) struct WeakNotifier(mpsc::WeakSender<String>);
+pub(crate) enum WeakNotifier {
+    /// Of a [`Notifier::new`].
+    Channel(mpsc::WeakSender<String>),
+    /// Of a [`Notifier::lazy`].
+    Lazy(WeakLazyOut),
+}
 
 impl WeakNotifier {
     /// The notifier, while its request is still being answered and the
     /// client still listens.
     pub(crate) fn upgrade(&self) -> Option<Notifier> {
-        self.0
-            .upgrade()
-            .map(Notifier::new)
-            .filter(|notifier| !notifier.is_closed())
+        let out = match self {
+            Self::Channel(tx) => Out::Channel(tx.upgrade()?),
+            Self::Lazy(out) => Out::Lazy(out.upgrade()?),
+        };
+        Some(Notifier::through(out)).filter(|notifier| !notifier.is_closed())
     }
 }
 
 impl Notifier {
     /// A notifier that sends serialised notifications on `tx`.
     pub fn new(tx: mpsc::Sender<String>) -> Self {
+        Self::through(Out::Channel(tx))
+    }
+
+    /// A notifier whose channel, of `capacity` queued messages, its first
+    /// message makes, and the transport's side of it: a request that
+    /// never notifies allocates no channel.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn lazy(capacity: usize) -> (Self, LazyNotes) {
+        let (out, notes) = lazy_channel(capacity);
+        (Self::through(Out::Lazy(out)), notes)
+    }
+
+    /// A notifier that sends to `out`.
+    fn through(out: Out) -> Self {
         Self {
-            tx: Some(tx),
+            out: Some(out),
             close: None,
         }
     }
@@ -46,7 +77,7 @@ impl Notifier {
     /// A notifier that drops everything (the transport cannot stream).
     pub fn disabled() -> Self {
         Self {
-            tx: None,
+            out: None,
             close: None,
         }
     }
@@ -63,7 +94,7 @@ impl Notifier {
     /// Asks the transport to close the stream; `false` when it cannot.
     pub(crate) fn close_stream(&self, retry: Duration) -> bool {
         match &self.close {
-            Some(close) if self.tx.is_some() => {
+            Some(close) if self.out.is_some() => {
                 close.request(retry);
                 true
             }
@@ -73,33 +104,43 @@ impl Notifier {
 
     /// Whether notifications reach the client (the transport can stream).
     pub fn is_enabled(&self) -> bool {
-        self.tx.is_some()
+        self.out.is_some()
     }
 
     /// Whether nothing sent now can reach the client any more (disabled,
     /// or the stream it fed is gone).
     pub(crate) fn is_closed(&self) -> bool {
-        self.tx.as_ref().is_none_or(mpsc::Sender::is_closed)
+        match &self.out {
+            None => true,
+            Some(Out::Channel(tx)) => tx.is_closed(),
+            Some(Out::Lazy(out)) => out.is_closed(),
+        }
     }
 
     /// A handle that reaches this stream without keeping it open: the
     /// transport answers the request once every strong notifier is gone.
     pub(crate) fn downgrade(&self) -> Option<WeakNotifier> {
-        self.tx.as_ref().map(|tx| WeakNotifier(tx.downgrade()))
+        match self.out.as_ref()? {
+            Out::Channel(tx) => Some(WeakNotifier::Channel(tx.downgrade())),
+            Out::Lazy(out) => Some(WeakNotifier::Lazy(out.downgrade())),
+        }
     }
 
     /// Sends one message, already serialised (a request to the client).
     pub(crate) async fn send_json(&self, json: String) -> bool {
-        match &self.tx {
-            Some(tx) => tx.send(json).await.is_ok(),
+        match &self.out {
+            Some(Out::Channel(tx)) => tx.send(json).await.is_ok(),
+            Some(Out::Lazy(out)) => out.send(json).await,
             None => false,
         }
     }
 
     pub(crate) async fn send<P: Serialize>(&self, method: &str, params: P) -> bool {
-        let Some(tx) = &self.tx else { return false };
+        if self.out.is_none() {
+            return false;
+        }
         match serde_json::to_string(&JsonRpcNotification::new(method, params)) {
-            Ok(line) => tx.send(line).await.is_ok(),
+            Ok(line) => self.send_json(line).await,
             Err(error) => {
                 tracing::error!(%error, method, "could not serialise a notification");
                 false

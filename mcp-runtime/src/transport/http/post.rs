@@ -159,32 +159,35 @@ async fn answer(
         return json_response(&response);
     }
 
-    let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
-    // A session's stream is numbered and may be closed by its handler and
-    // resumed by its client.
-    let resumable = open.as_ref().map(|open| {
-        let logs = endpoint
-            .sessions
-            .logs_of(open.session.id(), endpoint.server.memory());
-        (open.session.clone(), logs, StreamClose::new())
-    });
-    let notifier = match &resumable {
-        Some((_, _, close)) => Notifier::new(notes_tx).closable(close.clone()),
-        None => Notifier::new(notes_tx),
-    };
     // The handler runs on this task, not a spawned one: most requests end
     // without a notification and are answered with plain JSON. It is boxed
     // so that, if a notification comes first, it can move into the body of
     // the event stream and keep running there.
-    let handling = Box::pin(guarded(handle(endpoint, admitted, open, receive, notifier)));
-    match resumable {
-        // A 2025-era session's stream, boxed: the common path's future
-        // does not carry it.
-        Some((session, logs, close)) => {
-            Box::pin(resume::respond(handling, notes_rx, close, session, logs)).await
-        }
-        None => respond(handling, notes_rx).await,
-    }
+    let Some(open) = open else {
+        // No session: the channel is made by the first notification, if
+        // one comes.
+        let (notifier, notes) = Notifier::lazy(NOTE_BUFFER);
+        let handling = Box::pin(guarded(handle(endpoint, admitted, None, receive, notifier)));
+        return respond(handling, notes).await;
+    };
+    // A session's stream is numbered and may be closed by its handler and
+    // resumed by its client. Boxed: the common path's future does not
+    // carry it.
+    let (notes_tx, notes_rx) = mpsc::channel::<String>(NOTE_BUFFER);
+    let session = open.session.clone();
+    let logs = endpoint
+        .sessions
+        .logs_of(session.id(), endpoint.server.memory());
+    let close = StreamClose::new();
+    let notifier = Notifier::new(notes_tx).closable(close.clone());
+    let handling = Box::pin(guarded(handle(
+        endpoint,
+        admitted,
+        Some(open),
+        receive,
+        notifier,
+    )));
+    Box::pin(resume::respond(handling, notes_rx, close, session, logs)).await
 }
 
 /// The request a step runs, or the answer of a step that runs none. (A

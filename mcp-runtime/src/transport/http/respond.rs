@@ -15,7 +15,7 @@ use futures_util::Stream;
 use tokio::sync::mpsc;
 
 use crate::schema::McpError;
-use crate::server::Response;
+use crate::server::{LazyNotes, Response};
 
 /// How many serialised notifications a handler may queue before its
 /// notifier waits for the stream to take them.
@@ -43,18 +43,16 @@ pub(super) fn guarded(handling: impl Future<Output = Response>) -> impl Future<O
 /// first notification (answered with an event stream that carries the rest
 /// of the exchange). Dropping the returned future, as when the client
 /// leaves, drops the handler.
-pub(super) async fn respond<F>(
-    mut handling: Pin<Box<F>>,
-    mut notes: mpsc::Receiver<String>,
-) -> HttpResponse
+pub(super) async fn respond<F>(mut handling: Pin<Box<F>>, mut notes: LazyNotes) -> HttpResponse
 where
     F: Future<Output = Response> + Send + 'static,
 {
     tokio::select! {
         biased;
-        note = notes.recv() => match note {
-            Some(first) => event_stream(EventStream {
-                first: Some(first),
+        opened = notes.opened() => match opened {
+            // The first notification is in the channel already.
+            Some(mut notes) => event_stream(EventStream {
+                first: notes.try_recv().ok(),
                 notes,
                 handling: Some(handling),
                 response: None,
@@ -63,15 +61,15 @@ where
             // notify any more.
             None => json_response(&handling.await),
         },
-        response = &mut handling => match notes.try_recv() {
+        response = &mut handling => match notes.take() {
             // Notified on its last step: the notifications still come first.
-            Ok(first) => event_stream(EventStream::<F> {
-                first: Some(first),
+            Some(mut notes) => event_stream(EventStream::<F> {
+                first: notes.try_recv().ok(),
                 notes,
                 handling: None,
                 response: Some(response),
             }),
-            Err(_) => json_response(&response),
+            None => json_response(&response),
         },
     }
 }
