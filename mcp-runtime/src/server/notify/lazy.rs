@@ -109,6 +109,7 @@ impl LazyOut {
         !state.listening || state.tx.as_ref().is_some_and(mpsc::Sender::is_closed)
     }
 
+    /// A handle that reaches the stream without keeping it open.
     pub(crate) fn downgrade(&self) -> WeakLazyOut {
         WeakLazyOut(Arc::downgrade(&self.0))
     }
