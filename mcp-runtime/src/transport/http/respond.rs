@@ -51,8 +51,7 @@ where
         biased;
         opened = notes.opened() => match opened {
             // The first notification is in the channel already.
-            Some(mut notes) => event_stream(EventStream {
-                first: notes.try_recv().ok(),
+            Some(notes) => event_stream(EventStream {
                 notes,
                 handling: Some(handling),
                 response: None,
@@ -63,8 +62,7 @@ where
         },
         response = &mut handling => match notes.take() {
             // Notified on its last step: the notifications still come first.
-            Some(mut notes) => event_stream(EventStream::<F> {
-                first: notes.try_recv().ok(),
+            Some(notes) => event_stream(EventStream::<F> {
                 notes,
                 handling: None,
                 response: Some(response),
@@ -74,13 +72,11 @@ where
     }
 }
 
-/// The body of an event stream: the first notification, those that follow,
-/// then the response once every notifier is gone. It drives the handler
+/// The body of an event stream: the notifications, the first of them
+/// already queued, then the response once every notifier is gone. It drives the handler
 /// itself, so when the client leaves and the body is dropped, the handler
 /// is dropped with it.
 struct EventStream<F> {
-    /// The notification that opened the stream, not yet sent.
-    first: Option<String>,
     /// The handler's notifications.
     notes: mpsc::Receiver<String>,
     /// The handler, until it finishes.
@@ -97,9 +93,6 @@ where
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if let Some(first) = this.first.take() {
-            return Poll::Ready(Some(Ok(sse_frame(&first))));
-        }
         loop {
             match this.notes.poll_recv(cx) {
                 Poll::Ready(Some(note)) => return Poll::Ready(Some(Ok(sse_frame(&note)))),
