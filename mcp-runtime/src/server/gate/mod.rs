@@ -107,11 +107,32 @@ struct Echoed<'t> {
     verified: VerifiedState,
 }
 
+impl Echoed<'_> {
+    /// The round's [`Verified`], on a server without single use: nothing
+    /// to claim.
+    fn unclaimed(self) -> Verified {
+        Verified {
+            payload: Some(self.verified.into_payload()),
+            signer: self.signer,
+        }
+    }
+}
+
+/// A round's opening ([`StateGate::open_round`]): decided at once, or a
+/// claim to wait for.
+pub(crate) enum Opening<'a, 't> {
+    /// Nothing to claim: no state echoed, or no replay guard.
+    Now(Opened<'t>),
+    /// The replay guard's claim of the echoed state.
+    Claim(crate::BoxFuture<'a, Result<Opened<'t>, McpError>>),
+}
+
 /// What the gate decided for a round whose answer may be recorded.
 pub(crate) enum Opened<'t> {
     /// Run the handler with this state; with a ticket when its answer is
-    /// to be recorded.
-    Run(Verified, Option<Ticket<'t>>),
+    /// to be recorded (boxed: only a retry to a server with single use has
+    /// one, and every round's future carries this value).
+    Run(Verified, Option<Box<Ticket<'t>>>),
     /// A duplicate of a round already run: the answer recorded for it.
     Replayed(Result<String, McpError>),
 }
@@ -218,69 +239,73 @@ impl StateGate {
 
     /// [`Self::claim`] of a request that echoes a state.
     async fn claim_echoed(&self, echoed: Echoed<'_>) -> Result<Verified, McpError> {
-        let Echoed {
-            method,
-            target,
-            signer,
-            verified,
-        } = echoed;
         if let Some(guard) = &self.replay_guard {
+            let (method, target, verified) = (&echoed.method, &echoed.target, &echoed.verified);
             match guard
                 .claim(verified.fingerprint(), verified.expires_at())
                 .await
             {
                 Ok(true) => {}
-                Ok(false) => return Err(refuse(&method, &target, &StateError::Replayed)),
-                Err(error) => return Err(unrecorded(&method, &target, error)),
+                Ok(false) => return Err(refuse(method, target, &StateError::Replayed)),
+                Err(error) => return Err(unrecorded(method, target, error)),
             }
         }
-        Ok(Verified {
-            payload: Some(verified.into_payload()),
-            signer,
-        })
+        Ok(echoed.unclaimed())
     }
 
-    /// Claims a checked state for a round whose answer is recorded: with
-    /// single use and the outcome record on, the state's first use runs the
-    /// round with a [`Ticket`] to record its answer through; a duplicate
-    /// with the same `inputResponses` (`answers`) gets the recorded answer
-    /// without running the handler (waiting, bounded, while the first use
-    /// still runs), and one with other answers the fixed `-32602`.
-    pub(crate) async fn open_round<'t>(
-        &self,
+    /// Opens a checked state's round: the claim of its state when it
+    /// echoes one, for a round whose answer may be recorded. With single
+    /// use and the outcome record on, the state's first use runs the round
+    /// with a [`Ticket`] to record its answer through; a duplicate with the
+    /// same `inputResponses` (`answers`) gets the recorded answer without
+    /// running the handler (waiting, bounded, while the first use still
+    /// runs), and one with other answers the fixed `-32602`.
+    ///
+    /// Decided at once ([`Opening::Now`]) when there is nothing to claim:
+    /// no state echoed, or no replay guard. Only a claim waits, and it is
+    /// boxed ([`Opening::Claim`]): the future of every call that opens a
+    /// round stays small, as each request's future is moved into boxes,
+    /// byte for byte (docs/benchmarks.md).
+    pub(crate) fn open_round<'a, 't: 'a>(
+        &'a self,
         checked: Checked<'t>,
         answers: Option<&str>,
-    ) -> Result<Opened<'t>, McpError> {
-        // A request that echoes no state has nothing to claim: it opens at
-        // once. The claim, with its waits, is boxed so that the future of
-        // every call that awaits this one stays small: each request's
-        // future is moved into boxes, byte for byte (docs/benchmarks.md).
-        match checked.echoed() {
-            Ok(echoed) => Box::pin(self.open_echoed(echoed, answers)).await,
-            Err(stateless) => Ok(Opened::Run(stateless, None)),
+    ) -> Opening<'a, 't> {
+        let echoed = match checked.echoed() {
+            Ok(echoed) => echoed,
+            Err(stateless) => return Opening::Now(Opened::Run(stateless, None)),
+        };
+        let Some(guard) = &self.replay_guard else {
+            return Opening::Now(Opened::Run(echoed.unclaimed(), None));
+        };
+        if !self.outcomes.on() {
+            return Opening::Claim(Box::pin(async move {
+                Ok(Opened::Run(self.claim_echoed(echoed).await?, None))
+            }));
         }
+        // Digested from the text as sent, in canonical form: no tree is
+        // built for it (a handler that reads its answers decodes them from
+        // the text too).
+        let answers = BoundArguments::Text(answers.unwrap_or("{}")).digest();
+        Opening::Claim(Box::pin(self.open_recorded(guard, echoed, answers)))
     }
 
-    /// [`Self::open_round`] of a request that echoes a state.
-    async fn open_echoed<'t>(
+    /// [`Self::open_round`] of a request that echoes a state, to a server
+    /// whose replay guard is `guard` and that records outcomes; `answers`
+    /// is the digest of the round's `inputResponses`.
+    async fn open_recorded<'t>(
         &self,
+        guard: &Arc<dyn ReplayGuard>,
         echoed: Echoed<'t>,
-        answers: Option<&str>,
+        answers: [u8; 32],
     ) -> Result<Opened<'t>, McpError> {
         let outcomes = &self.outcomes;
-        let (Some(guard), true) = (&self.replay_guard, outcomes.on()) else {
-            return Ok(Opened::Run(self.claim_echoed(echoed).await?, None));
-        };
         let Echoed {
             method,
             target,
             signer,
             verified,
         } = echoed;
-        // Digested from the text as sent, in canonical form: no tree is
-        // built for it (a handler that reads its answers decodes them from
-        // the text too).
-        let answers = BoundArguments::Text(answers.unwrap_or("{}")).digest();
         let (fingerprint, expires_at) = (*verified.fingerprint(), verified.expires_at());
         let deadline = Instant::now() + outcomes.wait();
         let mut pause = Duration::from_millis(10);
@@ -324,7 +349,7 @@ impl StateGate {
             payload: Some(verified.into_payload()),
             signer,
         };
-        Ok(Opened::Run(verified, Some(ticket)))
+        Ok(Opened::Run(verified, Some(Box::new(ticket))))
     }
 
     /// The state a task's round resumes from: the one its record kept

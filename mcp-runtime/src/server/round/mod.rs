@@ -17,11 +17,13 @@ pub(crate) use input_required::finish_outcome;
 
 use std::sync::Arc;
 
+use futures_util::future::Either;
+
 use crate::BoxFuture;
 use crate::budget::Memory;
 use crate::logged::Wire;
 use crate::schema::McpError;
-use crate::server::gate::{self, Checked, NextState, Opened, StateGate};
+use crate::server::gate::{self, Checked, NextState, Opened, Opening, StateGate, Ticket};
 use crate::server::handler::{Ask, Catalog, Ctx, Outcome, RequestData, RoundAnswers, settle};
 use crate::server::legacy::{self, Bridge, Bridged};
 
@@ -44,62 +46,100 @@ pub(crate) struct Core {
 /// Runs a handler that may ask for input, round by round (see the module
 /// docs), for the request whose data is `data`, whose state the gate
 /// checked (`checked`).
-pub(crate) async fn rounds<R: ResultMeta + Bridged + Send + 'static>(
-    core: &Arc<Core>,
-    checked: Checked<'_>,
+///
+/// A function that returns its future rather than an `async fn`: the
+/// state is opened before the future is made, and the future holds what
+/// it needs once (an `async fn` keeps its arguments beside its locals), so
+/// a plain call's future, boxed by the method table, stays small. The
+/// rare waits (the replay guard's claim, the outcome record, the 2025-era
+/// bridge) are boxed where they start.
+pub(crate) fn rounds<'a, R, F>(
+    core: &'a Arc<Core>,
+    checked: Checked<'a>,
     mut data: Arc<RequestData>,
-    mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
-) -> Result<String, McpError> {
+    mut run: F,
+) -> impl Future<Output = Result<String, McpError>> + Send + 'a
+where
+    R: ResultMeta + Bridged + Send + 'static,
+    F: FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
+{
     if consumes_its_state(&core.gate, &data) {
-        return round_to_its_end(Arc::clone(core), checked.into_owned(), data, run).await;
+        return Either::Left(round_to_its_end(
+            Arc::clone(core),
+            checked.into_owned(),
+            data,
+            run,
+        ));
     }
-    let answers = data.answers().map(RoundAnswers::json);
     // Named in the log of a 2025-era round the bridge cannot go on with.
     let target = data.is_legacy().then(|| checked.target().to_owned());
-    let opened = core.gate.open_round(checked, answers).await?;
-    let mut ticket = match opened {
-        Opened::Run(verified, ticket) => {
-            Arc::make_mut(&mut data).pass(verified);
-            ticket
+    let opening = core
+        .gate
+        .open_round(checked, data.answers().map(RoundAnswers::json));
+    Either::Right(async move {
+        let passed = match opening {
+            Opening::Now(opened) => pass(opened, &mut data),
+            Opening::Claim(claim) => pass(claim.await?, &mut data),
+        };
+        let mut ticket = match passed {
+            Ok(ticket) => ticket,
+            Err(replayed) => return replayed,
+        };
+        let mut round = 0;
+        loop {
+            let (ctx, request) = Ctx::shared_with(data);
+            let ask = match settle(run(ctx).await, &request) {
+                Ok(Outcome::InputRequired(ask)) if request.is_legacy() => {
+                    // The bridge asks the client itself: no answer goes out
+                    // to repeat for a duplicate.
+                    if let Some(ticket) = ticket.take() {
+                        Box::pin(ticket.record(None)).await;
+                    }
+                    ask
+                }
+                outcome => {
+                    let answer = outcome
+                        .and_then(|outcome| finish_outcome(&core.finisher, outcome, &request));
+                    if let Some(ticket) = ticket.take() {
+                        Box::pin(ticket.record(Some(&answer))).await;
+                    }
+                    return answer;
+                }
+            };
+            round += 1;
+            // Boxed: a 2026-07-28 request's future does not carry the bridge's.
+            data = match Box::pin(next_round(core, ask, &request, round)).await {
+                Ok(next) => Arc::new(next),
+                Err(Stop::Fault(error)) => return Err(error),
+                Err(Stop::Stuck(why)) => {
+                    tracing::info!(
+                        method = %request.method(),
+                        target = %Wire(target.as_deref().unwrap_or_default()),
+                        why = %Wire(&why),
+                        "a 2025-era request needing input could not be bridged"
+                    );
+                    return core.finisher.result(Shape::Legacy, R::stuck(why)?);
+                }
+            };
         }
-        Opened::Replayed(answer) => return answer,
-    };
-    let mut round = 0;
-    loop {
-        let (ctx, request) = Ctx::shared_with(data);
-        let ask = match settle(run(ctx).await, &request) {
-            Ok(Outcome::InputRequired(ask)) if request.is_legacy() => {
-                // The bridge asks the client itself: no answer goes out to
-                // repeat for a duplicate.
-                if let Some(ticket) = ticket.take() {
-                    ticket.record(None).await;
-                }
-                ask
-            }
-            outcome => {
-                let answer =
-                    outcome.and_then(|outcome| finish_outcome(&core.finisher, outcome, &request));
-                if let Some(ticket) = ticket.take() {
-                    ticket.record(Some(&answer)).await;
-                }
-                return answer;
-            }
-        };
-        round += 1;
-        // Boxed: a 2026-07-28 request's future does not carry the bridge's.
-        data = match Box::pin(next_round(core, ask, &request, round)).await {
-            Ok(next) => Arc::new(next),
-            Err(Stop::Fault(error)) => return Err(error),
-            Err(Stop::Stuck(why)) => {
-                tracing::info!(
-                    method = %request.method(),
-                    target = %Wire(target.as_deref().unwrap_or_default()),
-                    why = %Wire(&why),
-                    "a 2025-era request needing input could not be bridged"
-                );
-                return core.finisher.result(Shape::Legacy, R::stuck(why)?);
-            }
-        };
+    })
+}
+
+/// Passes the state of an opened round to the handler's `data`: the ticket
+/// its answer is recorded through, if any; or, for a duplicate of a round
+/// already run, the answer recorded for it (`Err`). (A function, so that the
+/// opened value is no local of the round's future.)
+#[allow(clippy::type_complexity)]
+fn pass<'t>(
+    opened: Opened<'t>,
+    data: &mut Arc<RequestData>,
+) -> Result<Option<Box<Ticket<'t>>>, Result<String, McpError>> {
+    match opened {
+        Opened::Run(verified, ticket) => {
+            Arc::make_mut(data).pass(verified);
+            Ok(ticket)
+        }
+        Opened::Replayed(answer) => Err(answer),
     }
 }
 
@@ -188,21 +228,23 @@ fn consumes_its_state(gate: &StateGate, data: &RequestData) -> bool {
 /// once. It runs in the request's own task; if the request is dropped
 /// before the round ends, the rest of the round moves to a task of its own
 /// ([`RunsToEnd`]).
-async fn round_to_its_end<R: ResultMeta + Send + 'static>(
+fn round_to_its_end<R: ResultMeta + Send + 'static>(
     core: Arc<Core>,
     checked: Checked<'static>,
     mut data: Arc<RequestData>,
     mut run: impl FnMut(Ctx) -> BoxFuture<'static, Result<Outcome<R>, McpError>> + Send + 'static,
-) -> Result<String, McpError> {
+) -> RunsToEnd<impl Future<Output = Result<String, McpError>> + Send + 'static> {
     RunsToEnd::new(async move {
-        let answers = data.answers().map(RoundAnswers::json);
-        let opened = core.gate.open_round(checked, answers).await?;
-        let ticket = match opened {
-            Opened::Run(verified, ticket) => {
-                Arc::make_mut(&mut data).pass(verified);
-                ticket
-            }
-            Opened::Replayed(answer) => return answer,
+        let opening = core
+            .gate
+            .open_round(checked, data.answers().map(RoundAnswers::json));
+        let passed = match opening {
+            Opening::Now(opened) => pass(opened, &mut data),
+            Opening::Claim(claim) => pass(claim.await?, &mut data),
+        };
+        let ticket = match passed {
+            Ok(ticket) => ticket,
+            Err(replayed) => return replayed,
         };
         let (ctx, request) = Ctx::shared_with(data);
         let answer = settle(run(ctx).await, &request)
@@ -212,7 +254,6 @@ async fn round_to_its_end<R: ResultMeta + Send + 'static>(
         }
         answer
     })
-    .await
 }
 
 /// A future that is finished even if it is dropped first: dropped before
