@@ -321,3 +321,52 @@ fn take_string(params: &mut JsonObject, key: &str) -> Result<String, McpError> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The size of what a function of two arguments returns, without
+    /// calling it.
+    fn returned<A, B, R>(_: impl FnOnce(A, B) -> R) -> usize {
+        std::mem::size_of::<R>()
+    }
+
+    /// The same, of three arguments.
+    #[cfg(feature = "tasks")]
+    fn returned3<A, B, C, R>(_: impl FnOnce(A, B, C) -> R) -> usize {
+        std::mem::size_of::<R>()
+    }
+
+    /// glibc serves blocks of up to 1,032 bytes from a per-thread cache, and
+    /// larger ones through its bins (`_int_malloc`, `_int_free`), into memory
+    /// the cache has not seen. The method table boxes each call's future on
+    /// every request: a rare path awaited inline (a replay guard's claim, a
+    /// recorded answer, a task) would grow them past it
+    /// (docs/benchmarks.md, "The round opened before its future is made").
+    #[test]
+    fn a_calls_future_fits_the_allocators_per_thread_cache() {
+        const PER_THREAD_CACHE: usize = 1032;
+        let prompt = returned(|core: &'static Arc<Core>, call: Call| get_prompt(core, call));
+        let resource = returned(|core: &'static Arc<Core>, call: Call| read_resource(core, call));
+        #[cfg(feature = "tasks")]
+        let tool = returned3(
+            |core: &'static Arc<Core>, engine: &'static Arc<TaskEngine>, call: Call| {
+                call_tool(core, engine, call)
+            },
+        );
+        #[cfg(not(feature = "tasks"))]
+        let tool = returned(|core: &'static Arc<Core>, call: Call| call_tool(core, call));
+        for (method, size) in [
+            (TOOLS_CALL, tool),
+            (PROMPTS_GET, prompt),
+            (RESOURCES_READ, resource),
+        ] {
+            eprintln!("{method}: {size} bytes");
+            assert!(
+                size <= PER_THREAD_CACHE,
+                "the future of {method} is {size} bytes, over {PER_THREAD_CACHE}"
+            );
+        }
+    }
+}
