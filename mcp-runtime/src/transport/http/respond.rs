@@ -73,9 +73,9 @@ where
 }
 
 /// The body of an event stream: the notifications, the first of them
-/// already queued, then the response once every notifier is gone. It drives the handler
-/// itself, so when the client leaves and the body is dropped, the handler
-/// is dropped with it.
+/// already queued, then the response once every notifier is gone. It
+/// drives the handler itself, so when the client leaves and the body is
+/// dropped, the handler is dropped with it.
 struct EventStream<F> {
     /// The handler's notifications.
     notes: mpsc::Receiver<String>,
