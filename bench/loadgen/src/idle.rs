@@ -13,10 +13,7 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::client::conn::http1::SendRequest;
-
+use crate::http1::Connection;
 use crate::load::{self, Framing};
 use crate::target::Target;
 use crate::wire;
@@ -79,12 +76,12 @@ fn share(count: usize, connections: usize, index: usize) -> usize {
 /// Opens `n` sessions on one connection, one after another; their ids, in
 /// order.
 async fn open_many(
-    mut sender: SendRequest<Full<Bytes>>,
+    mut sender: Connection,
     target: Target,
     timeout: Duration,
     connection: usize,
     n: usize,
-) -> Result<(SendRequest<Full<Bytes>>, Vec<String>), String> {
+) -> Result<(Connection, Vec<String>), String> {
     let mut ids = Vec::with_capacity(n);
     for k in 0..n {
         let id = ((connection as u64) << 32) | k as u64;
@@ -99,11 +96,11 @@ async fn open_many(
 /// Opens `count` sessions over `senders`, concurrently; their ids, one
 /// vector per connection.
 async fn open_all(
-    senders: Vec<SendRequest<Full<Bytes>>>,
+    senders: Vec<Connection>,
     target: &Target,
     timeout: Duration,
     count: usize,
-) -> Result<(Vec<SendRequest<Full<Bytes>>>, Vec<Vec<String>>), String> {
+) -> Result<(Vec<Connection>, Vec<Vec<String>>), String> {
     let connections = senders.len();
     let tasks: Vec<_> = senders
         .into_iter()
@@ -125,7 +122,7 @@ async fn open_all(
 
 /// Whether `session` is still open: a `ping` in it is answered.
 async fn still_open(
-    sender: &mut SendRequest<Full<Bytes>>,
+    sender: &mut Connection,
     target: &Target,
     timeout: Duration,
     session: &str,
@@ -134,10 +131,18 @@ async fn still_open(
         session: Some(session),
     };
     let id = u64::MAX / 2;
-    let (message, _) = load::call(sender, target, timeout, framing, id, wire::ping(id))
-        .await
-        .map_err(|e| format!("a ping in session {session} failed ({e}): was it evicted?"))?;
-    wire::expect_pong(&message).map_err(|e| format!("a ping in session {session}: {e}"))
+    let head = load::head(target, framing, true).map_err(|e| e.to_string())?;
+    load::call(
+        sender,
+        timeout,
+        &head,
+        id,
+        &wire::ping(id),
+        wire::expect_pong,
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| format!("a ping in session {session} failed ({e}): was it evicted?"))
 }
 
 /// Runs the measurement; `rss_kb` reads the server's `VmRSS`.

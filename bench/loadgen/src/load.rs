@@ -8,19 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use hdrhistogram::Histogram;
-use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST};
-use hyper::{Method, Request};
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::net::TcpStream;
 
+use crate::http1::{self, Connection};
 use crate::process::steal_ms;
 use crate::target::Target;
-use crate::wire::{self, Failure};
+use crate::wire::{self, Failure, Reply, Template};
 
 /// How many times opening a connection is tried before the run fails.
 const CONNECT_ATTEMPTS: u32 = 5;
@@ -146,32 +140,17 @@ fn histogram() -> Result<Histogram<u64>, String> {
 }
 
 /// Opens one HTTP/1.1 connection to the target.
-async fn connect(target: &Target) -> Result<SendRequest<Full<Bytes>>, Failure> {
-    let stream = TcpStream::connect(target.addr)
-        .await
-        .map_err(|e| Failure::Transport(format!("connect: {e}")))?;
-    stream
-        .set_nodelay(true)
-        .map_err(|e| Failure::Transport(format!("nodelay: {e}")))?;
-    let (sender, connection) = http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| Failure::Transport(format!("handshake: {e}")))?;
-    tokio::spawn(async move {
-        // Ends when the sender is dropped or the server closes.
-        let _ = connection.await;
-    });
-    Ok(sender)
+async fn connect(target: &Target) -> Result<Connection, Failure> {
+    Connection::open(target.addr).await
 }
 
 /// Opens a connection, trying up to [`CONNECT_ATTEMPTS`] times 100 ms
 /// apart (a server that has just started may refuse one now and then).
-pub(crate) async fn connect_patiently(
-    target: &Target,
-) -> Result<SendRequest<Full<Bytes>>, Failure> {
+pub(crate) async fn connect_patiently(target: &Target) -> Result<Connection, Failure> {
     let mut attempt = 1;
     loop {
         match connect(target).await {
-            Ok(sender) => return Ok(sender),
+            Ok(connection) => return Ok(connection),
             Err(failure) if attempt >= CONNECT_ATTEMPTS => return Err(failure),
             Err(_) => {
                 attempt += 1;
@@ -198,126 +177,63 @@ pub(crate) enum Framing<'a> {
     },
 }
 
-/// An HTTP answer, read whole.
-struct Answer {
-    status: u16,
-    content_type: String,
-    /// The `MCP-Session-Id` header, if any.
-    session: Option<String>,
-    body: Bytes,
+/// The head of a request framed as `framing`: a `POST` with a JSON body,
+/// or (`post` false) a `DELETE` without one.
+pub(crate) fn head(target: &Target, framing: Framing<'_>, post: bool) -> Result<Vec<u8>, Failure> {
+    let mut fields: Vec<(&str, &str)> = Vec::with_capacity(5);
+    if post {
+        fields.push(("content-type", "application/json"));
+        fields.push(("accept", wire::ACCEPT));
+    }
+    match framing {
+        Framing::Modern { tool } => {
+            fields.push(("mcp-protocol-version", wire::PROTOCOL_VERSION));
+            fields.push(("mcp-method", "tools/call"));
+            fields.push(("mcp-name", tool));
+        }
+        Framing::Legacy { session: Some(id) } => {
+            fields.push((wire::SESSION_ID, id));
+            fields.push(("mcp-protocol-version", wire::LEGACY_PROTOCOL_VERSION));
+        }
+        Framing::Legacy { session: None } => {}
+    }
+    let method = if post { "POST" } else { "DELETE" };
+    http1::request_head(method, &target.path, &target.authority, &fields)
 }
 
-/// Sends one HTTP request (`POST` with `body`, or `DELETE` without) framed
-/// as `framing` says, and reads the whole answer within `timeout`.
-async fn exchange(
-    sender: &mut SendRequest<Full<Bytes>>,
-    target: &Target,
+/// Sends one request (`head`, then `body` if any) and reads the whole
+/// answer within `timeout`; `read` takes the answer's status and body.
+async fn exchange<T>(
+    connection: &mut Connection,
     timeout: Duration,
-    framing: Framing<'_>,
-    body: Option<Vec<u8>>,
-) -> Result<Answer, Failure> {
-    let method = if body.is_some() {
-        Method::POST
-    } else {
-        Method::DELETE
-    };
-    let mut request = Request::builder()
-        .method(method)
-        .uri(target.path.as_str())
-        .header(HOST, target.authority.as_str());
-    if body.is_some() {
-        request = request
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, wire::ACCEPT);
-    }
-    request = match framing {
-        Framing::Modern { tool } => request
-            .header("mcp-protocol-version", wire::PROTOCOL_VERSION)
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool),
-        Framing::Legacy { session: Some(id) } => request
-            .header(wire::SESSION_ID, id)
-            .header("mcp-protocol-version", wire::LEGACY_PROTOCOL_VERSION),
-        Framing::Legacy { session: None } => request,
-    };
-    let request = request
-        .body(Full::new(body.map(Bytes::from).unwrap_or_default()))
-        .map_err(|e| Failure::Transport(format!("request: {e}")))?;
-    let exchange = async {
-        sender
-            .ready()
-            .await
-            .map_err(|e| Failure::Transport(format!("not ready: {e}")))?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| Failure::Transport(format!("send: {e}")))?;
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let status = response.status().as_u16();
-        let content_type = header(CONTENT_TYPE.as_str()).unwrap_or_default();
-        let session = header(wire::SESSION_ID);
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| Failure::Transport(format!("body: {e}")))?
-            .to_bytes();
-        Ok::<_, Failure>(Answer {
-            status,
-            content_type,
-            session,
-            body,
-        })
-    };
+    head: &[u8],
+    body: Option<&[u8]>,
+    read: impl FnOnce(http1::Answer<'_>) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let exchange = async { connection.exchange(head, body).await.and_then(read) };
     tokio::time::timeout(timeout, exchange)
         .await
         .map_err(|_| Failure::Transport("timed out".to_owned()))?
 }
 
-/// Sends one request and returns the JSON-RPC response to it (HTTP 200),
-/// with the answer's `MCP-Session-Id`, if any.
-pub(crate) async fn call(
-    sender: &mut SendRequest<Full<Bytes>>,
-    target: &Target,
+/// Sends one request and checks the JSON-RPC response to it (HTTP 200)
+/// with `check`; also returns the answer's `MCP-Session-Id`, if any.
+pub(crate) async fn call<T>(
+    connection: &mut Connection,
     timeout: Duration,
-    framing: Framing<'_>,
+    head: &[u8],
     id: u64,
-    body: Vec<u8>,
-) -> Result<(Value, Option<String>), Failure> {
-    let answer = exchange(sender, target, timeout, framing, Some(body)).await?;
-    if answer.status != 200 {
-        return Err(Failure::Status(answer.status));
-    }
-    let message = wire::response_message(&answer.content_type, &answer.body, id)
-        .ok_or(Failure::NoResponse)?;
-    Ok((message, answer.session))
-}
-
-/// Sends one 2026-07-28 `tools/call` and returns the JSON-RPC response to it.
-async fn send(
-    sender: &mut SendRequest<Full<Bytes>>,
-    shared: &Shared,
-    id: u64,
-    tool: &str,
-    body: Vec<u8>,
-) -> Result<Value, Failure> {
-    let framing = Framing::Modern { tool };
-    call(
-        sender,
-        &shared.target,
-        shared.plan.timeout,
-        framing,
-        id,
-        body,
-    )
+    body: &[u8],
+    check: impl FnOnce(&Reply<'_>) -> Result<T, Failure>,
+) -> Result<(T, Option<String>), Failure> {
+    exchange(connection, timeout, head, Some(body), |answer| {
+        if answer.status != 200 {
+            return Err(Failure::Status(answer.status));
+        }
+        let checked = wire::read_response(answer.content_type, answer.body, id, check)?;
+        Ok((checked, answer.session.map(str::to_owned)))
+    })
     .await
-    .map(|(message, _)| message)
 }
 
 /// Opens a 2025-era session: `initialize` (request `id`), whose answer
@@ -325,29 +241,43 @@ async fn send(
 /// [`wire::LEGACY_PROTOCOL_VERSION`], then `notifications/initialized`,
 /// which must be accepted with 202. Returns the session's id.
 pub(crate) async fn open_session(
-    sender: &mut SendRequest<Full<Bytes>>,
+    connection: &mut Connection,
     target: &Target,
     timeout: Duration,
     id: u64,
 ) -> Result<String, Failure> {
-    let framing = Framing::Legacy { session: None };
-    let (message, session) =
-        call(sender, target, timeout, framing, id, wire::initialize(id)).await?;
-    wire::expect_initialize(&message)?;
+    let opening = head(target, Framing::Legacy { session: None }, true)?;
+    let ((), session) = call(
+        connection,
+        timeout,
+        &opening,
+        id,
+        &wire::initialize(id),
+        wire::expect_initialize,
+    )
+    .await?;
     let session = session.ok_or(Failure::Unexpected("initialize opened no MCP-Session-Id"))?;
     let framing = Framing::Legacy {
         session: Some(&session),
     };
-    let answer = exchange(sender, target, timeout, framing, Some(wire::initialized())).await?;
-    if answer.status != 202 {
-        return Err(Failure::Status(answer.status));
+    let note = head(target, framing, true)?;
+    let status = exchange(
+        connection,
+        timeout,
+        &note,
+        Some(&wire::initialized()),
+        |a| Ok(a.status),
+    )
+    .await?;
+    if status != 202 {
+        return Err(Failure::Status(status));
     }
     Ok(session)
 }
 
 /// Ends a 2025-era session with `DELETE`, which must answer 200.
 pub(crate) async fn close_session(
-    sender: &mut SendRequest<Full<Bytes>>,
+    connection: &mut Connection,
     target: &Target,
     timeout: Duration,
     session: &str,
@@ -355,8 +285,8 @@ pub(crate) async fn close_session(
     let framing = Framing::Legacy {
         session: Some(session),
     };
-    let answer = exchange(sender, target, timeout, framing, None).await?;
-    match answer.status {
+    let deleting = head(target, framing, false)?;
+    match exchange(connection, timeout, &deleting, None, |a| Ok(a.status)).await? {
         200 => Ok(()),
         status => Err(Failure::Status(status)),
     }
@@ -384,15 +314,59 @@ impl Tally {
     }
 }
 
+/// What one connection sends, made before its loop: the request head and
+/// the body templates of its workload.
+struct Requests {
+    /// The head of every measured request.
+    head: Vec<u8>,
+    /// The body of a call (a 2025-era one for `legacy-plain`).
+    call: Template,
+    /// For `two-round`: the key the first answer must ask under, and the
+    /// body of the retry.
+    retry: Option<(String, Template)>,
+}
+
+impl Requests {
+    /// The requests of `workload` on a connection in `session`, if any.
+    fn new(target: &Target, workload: &Workload, session: Option<&str>) -> Result<Self, String> {
+        let failed = |e: Failure| e.to_string();
+        Ok(match workload {
+            Workload::Plain { tool } => Self {
+                head: head(target, Framing::Modern { tool }, true).map_err(failed)?,
+                call: Template::new(|id, _| wire::tools_call(id, tool, None))?,
+                retry: None,
+            },
+            Workload::TwoRound { tool, key, answer } => {
+                let responses = serde_json::json!({ key.as_str(): answer });
+                Self {
+                    head: head(target, Framing::Modern { tool }, true).map_err(failed)?,
+                    call: Template::new(|id, _| wire::tools_call(id, tool, None))?,
+                    retry: Some((
+                        key.clone(),
+                        Template::new(|id, state| {
+                            wire::tools_call(id, tool, Some((&responses, state)))
+                        })?,
+                    )),
+                }
+            }
+            Workload::LegacyPlain { tool } => Self {
+                head: head(target, Framing::Legacy { session }, true).map_err(failed)?,
+                call: Template::new(|id, _| wire::legacy_tools_call(id, tool))?,
+                retry: None,
+            },
+        })
+    }
+}
+
 /// One connection's loop: units of work until the budget or the deadline
 /// runs out. A failed connection is reopened once per unit. The session,
 /// if the workload has one, is ended at the end (a failure to end it
 /// counts as one error).
 async fn worker(
     shared: Arc<Shared>,
-    mut sender: SendRequest<Full<Bytes>>,
+    mut connection: Connection,
     worker: u64,
-    session: Option<String>,
+    (session, requests): (Option<String>, Requests),
     latency_us: Histogram<u64>,
 ) -> Tally {
     let mut tally = Tally {
@@ -402,8 +376,10 @@ async fn worker(
         latency_us,
         last_answer: None,
     };
+    let timeout = shared.plan.timeout;
     let per_unit = shared.workload.requests_per_unit();
     let mut next_id = worker << 32;
+    let mut body = Vec::with_capacity(1024);
     loop {
         let now = Instant::now();
         if now >= shared.deadline {
@@ -416,91 +392,91 @@ async fn worker(
                 break;
             }
         }
-        if sender.is_closed() {
+        if connection.is_closed() {
             match connect(&shared.target).await {
-                Ok(fresh) => sender = fresh,
+                Ok(fresh) => connection = fresh,
                 Err(failure) => {
                     tally.fail(per_unit, failure);
                     break;
                 }
             }
         }
-        match &shared.workload {
-            Workload::Plain { tool } => {
-                next_id += 1;
-                let started = Instant::now();
-                let body = wire::tools_call(next_id, tool, None);
-                match send(&mut sender, &shared, next_id, tool, body)
-                    .await
-                    .and_then(|message| wire::expect_complete(&message))
-                {
-                    Ok(()) => tally.record(started, measured),
-                    Err(failure) => tally.fail(u64::from(measured), failure),
-                }
+        next_id += 1;
+        let started = Instant::now();
+        requests.call.fill(&mut body, next_id, "");
+        let Some((key, retry)) = &requests.retry else {
+            let check = if matches!(shared.workload, Workload::LegacyPlain { .. }) {
+                wire::expect_legacy_complete
+            } else {
+                wire::expect_complete
+            };
+            match call(
+                &mut connection,
+                timeout,
+                &requests.head,
+                next_id,
+                &body,
+                check,
+            )
+            .await
+            {
+                Ok(_) => tally.record(started, measured),
+                Err(failure) => tally.fail(u64::from(measured), failure),
             }
-            Workload::TwoRound { tool, key, answer } => {
-                next_id += 1;
-                let started = Instant::now();
-                let body = wire::tools_call(next_id, tool, None);
-                let state = match send(&mut sender, &shared, next_id, tool, body)
-                    .await
-                    .and_then(|message| wire::expect_input_required(&message, key))
-                {
-                    Ok(state) => state,
-                    Err(failure) => {
-                        tally.fail(2 * u64::from(measured), failure);
-                        continue;
-                    }
-                };
-                tally.record(started, measured);
-                next_id += 1;
-                let responses = serde_json::json!({ key.as_str(): answer });
-                let started = Instant::now();
-                let body = wire::tools_call(next_id, tool, Some((&responses, &state)));
-                match send(&mut sender, &shared, next_id, tool, body)
-                    .await
-                    .and_then(|message| wire::expect_complete(&message))
-                {
-                    Ok(()) => tally.record(started, measured),
-                    Err(failure) => tally.fail(u64::from(measured), failure),
-                }
+            continue;
+        };
+        let asked = call(
+            &mut connection,
+            timeout,
+            &requests.head,
+            next_id,
+            &body,
+            |reply| wire::expect_input_required(reply, key),
+        )
+        .await;
+        let state = match asked {
+            Ok((state, _)) => state,
+            Err(failure) => {
+                tally.fail(2 * u64::from(measured), failure);
+                continue;
             }
-            Workload::LegacyPlain { tool } => {
-                next_id += 1;
-                let started = Instant::now();
-                let framing = Framing::Legacy {
-                    session: session.as_deref(),
-                };
-                let body = wire::legacy_tools_call(next_id, tool);
-                match call(
-                    &mut sender,
-                    &shared.target,
-                    shared.plan.timeout,
-                    framing,
-                    next_id,
-                    body,
-                )
-                .await
-                .and_then(|(message, _)| wire::expect_legacy_complete(&message))
-                {
-                    Ok(()) => tally.record(started, measured),
-                    Err(failure) => tally.fail(u64::from(measured), failure),
-                }
-            }
+        };
+        tally.record(started, measured);
+        next_id += 1;
+        let started = Instant::now();
+        retry.fill(&mut body, next_id, &state);
+        let check = wire::expect_complete;
+        match call(
+            &mut connection,
+            timeout,
+            &requests.head,
+            next_id,
+            &body,
+            check,
+        )
+        .await
+        {
+            Ok(_) => tally.record(started, measured),
+            Err(failure) => tally.fail(u64::from(measured), failure),
         }
     }
     if let Some(session) = &session {
-        if sender.is_closed() {
+        if connection.is_closed() {
             match connect(&shared.target).await {
-                Ok(fresh) => sender = fresh,
+                Ok(fresh) => connection = fresh,
                 Err(failure) => {
                     tally.fail(1, failure);
                     return tally;
                 }
             }
         }
-        if let Err(failure) =
-            close_session(&mut sender, &shared.target, shared.plan.timeout, session).await
+        if let Err(failure) = close_session(
+            &mut connection,
+            &shared.target,
+            shared.plan.timeout,
+            session,
+        )
+        .await
         {
             tally.fail(1, failure);
         }
@@ -516,19 +492,20 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
     // All connections (and their sessions) are open before the clock starts.
     let mut workers = Vec::with_capacity(plan.concurrency);
     for index in 0..plan.concurrency {
-        let mut sender = connect_patiently(&target)
+        let mut connection = connect_patiently(&target)
             .await
             .map_err(|e| format!("cannot open connection {index} to {}: {e}", target.addr))?;
         let session = if workload.in_session() {
             let id = (index as u64) << 32;
-            let session = open_session(&mut sender, &target, plan.timeout, id)
+            let session = open_session(&mut connection, &target, plan.timeout, id)
                 .await
                 .map_err(|e| format!("cannot open a session on connection {index}: {e}"))?;
             Some(session)
         } else {
             None
         };
-        workers.push((sender, session, histogram()?));
+        let requests = Requests::new(&target, &workload, session.as_deref())?;
+        workers.push((connection, (session, requests), histogram()?));
     }
     let start = Instant::now();
     let measure_from = start + plan.warmup;
@@ -548,8 +525,14 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
     let tasks: Vec<_> = workers
         .into_iter()
         .zip(0u64..)
-        .map(|((sender, session, latency), index)| {
-            tokio::spawn(worker(Arc::clone(&shared), sender, index, session, latency))
+        .map(|((connection, session, latency), index)| {
+            tokio::spawn(worker(
+                Arc::clone(&shared),
+                connection,
+                index,
+                session,
+                latency,
+            ))
         })
         .collect();
     let mut latency_us = histogram()?;

@@ -41,6 +41,7 @@
 //! `report` reads result lines from files (or `-` for stdin) and prints
 //! the markdown tables (see `report.rs`).
 
+mod http1;
 mod idle;
 mod load;
 mod process;

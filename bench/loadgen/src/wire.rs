@@ -4,6 +4,12 @@
 //! and the reading of the answers, as JSON or as an SSE stream whose
 //! `data:` lines carry the JSON-RPC messages.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 /// The protocol revision every request declares.
@@ -92,6 +98,82 @@ pub(crate) fn ping(id: u64) -> Vec<u8> {
         .into_bytes()
 }
 
+/// An id no real request uses, written where a template's id goes.
+const ID_HOLE: u64 = 9_081_726_354_453_627_189;
+
+/// A `requestState` no server sends, written where a template's state goes.
+const STATE_HOLE: &str = "@@requestState@@";
+
+/// A request body made once, with its JSON-RPC id (and, for a retry, its
+/// `requestState`) filled in for each request: the bytes are those the
+/// function it was made from writes, without building a JSON tree for
+/// every request.
+#[derive(Debug, Clone)]
+pub(crate) struct Template {
+    /// Before the id.
+    head: Vec<u8>,
+    /// Between the id and the state; after the id if there is no state.
+    middle: Vec<u8>,
+    /// After the state, if the template has one.
+    tail: Option<Vec<u8>>,
+}
+
+impl Template {
+    /// The template of what `make` writes for id [`ID_HOLE`] and state
+    /// [`STATE_HOLE`]; each must appear once.
+    pub(crate) fn new(make: impl FnOnce(u64, &str) -> Vec<u8>) -> Result<Self, String> {
+        let body = make(ID_HOLE, STATE_HOLE);
+        let id = ID_HOLE.to_string();
+        let state = serde_json::to_string(STATE_HOLE).unwrap_or_default();
+        let once = |part: &[u8], hole: &str| {
+            let at = find(part, hole.as_bytes());
+            match at {
+                Some(at) if find(&part[at + hole.len()..], hole.as_bytes()).is_none() => {
+                    Ok(Some(at))
+                }
+                Some(_) => Err(format!("the body names {hole} twice")),
+                None => Ok(None),
+            }
+        };
+        let at = once(&body, &id)?.ok_or("the body has no id")?;
+        let (head, rest) = (body[..at].to_vec(), &body[at + id.len()..]);
+        Ok(match once(rest, &state)? {
+            Some(at) => Self {
+                head,
+                middle: rest[..at].to_vec(),
+                tail: Some(rest[at + state.len()..].to_vec()),
+            },
+            None => Self {
+                head,
+                middle: rest.to_vec(),
+                tail: None,
+            },
+        })
+    }
+
+    /// Writes the body for request `id` (and `state`, for a template with
+    /// one) into `out`, after clearing it.
+    pub(crate) fn fill(&self, out: &mut Vec<u8>, id: u64, state: &str) {
+        use std::io::Write as _;
+        out.clear();
+        out.extend_from_slice(&self.head);
+        // Writing into a vector cannot fail.
+        let _ = write!(out, "{id}");
+        out.extend_from_slice(&self.middle);
+        if let Some(tail) = &self.tail {
+            let _ = serde_json::to_writer(&mut *out, state);
+            out.extend_from_slice(tail);
+        }
+    }
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
 /// Why an answer does not count as a success.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Failure {
@@ -120,22 +202,90 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// The JSON-RPC response to request `id` in a body: the whole body when it
-/// is JSON, or the `data:` of an SSE event otherwise (notifications before
-/// it are skipped).
-pub(crate) fn response_message(content_type: &str, body: &[u8], id: u64) -> Option<Value> {
+/// A JSON-RPC response as the load generator reads it: only the members
+/// it checks, borrowed from the body where they can be.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Reply<'a> {
+    /// The id, as written.
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    /// The result, if it is one.
+    #[serde(borrow, default)]
+    result: Option<ReplyResult<'a>>,
+    /// The error, if it is one.
+    #[serde(default)]
+    error: Option<ReplyError>,
+}
+
+/// The members of a result that the checks below read.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplyResult<'a> {
+    #[serde(borrow, default)]
+    result_type: Option<Cow<'a, str>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input_requests: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    request_state: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    protocol_version: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    capabilities: Option<&'a RawValue>,
+}
+
+/// A JSON-RPC error's code.
+#[derive(Debug, Deserialize)]
+struct ReplyError {
+    #[serde(default)]
+    code: Option<i64>,
+}
+
+/// Whether a raw JSON value is an array (`[`) or an object (`{`).
+fn starts_with(raw: Option<&RawValue>, bracket: char) -> bool {
+    raw.is_some_and(|raw| raw.get().trim_start().starts_with(bracket))
+}
+
+impl Reply<'_> {
+    /// Whether this is the response (result or error) to `id`: a number
+    /// equal to it (a string id is another id).
+    fn answers(&self, id: u64) -> bool {
+        self.id.and_then(|raw| raw.get().parse::<u64>().ok()) == Some(id)
+            && (self.result.is_some() || self.error.is_some())
+    }
+}
+
+/// Finds the JSON-RPC response to request `id` in a body (the whole body
+/// when it is JSON, or the `data:` of an SSE event otherwise; messages
+/// before it are skipped) and checks it with `check`.
+pub(crate) fn read_response<T>(
+    content_type: &str,
+    body: &[u8],
+    id: u64,
+    check: impl FnOnce(&Reply<'_>) -> Result<T, Failure>,
+) -> Result<T, Failure> {
     let is_sse = content_type
         .split(';')
         .next()
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("text/event-stream"));
     if !is_sse {
-        let value: Value = serde_json::from_slice(body).ok()?;
-        return is_response_to(&value, id).then_some(value);
+        return match serde_json::from_slice::<Reply<'_>>(body) {
+            Ok(reply) if reply.answers(id) => check(&reply),
+            _ => Err(Failure::NoResponse),
+        };
     }
-    let text = std::str::from_utf8(body).ok()?;
-    sse_events(text)
-        .filter_map(|data| serde_json::from_str::<Value>(&data).ok())
-        .find(|value| is_response_to(value, id))
+    let text = std::str::from_utf8(body).map_err(|_| Failure::NoResponse)?;
+    for data in sse_events(text) {
+        if let Ok(reply) = serde_json::from_str::<Reply<'_>>(&data)
+            && reply.answers(id)
+        {
+            return check(&reply);
+        }
+    }
+    Err(Failure::NoResponse)
 }
 
 /// The `data` of each SSE event in `text` (multi-line data joined with
@@ -168,36 +318,29 @@ fn sse_events(text: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-/// Whether `value` is the JSON-RPC response (result or error) to `id`.
-fn is_response_to(value: &Value, id: u64) -> bool {
-    value.get("id").and_then(Value::as_u64) == Some(id)
-        && (value.get("result").is_some() || value.get("error").is_some())
-}
-
 /// The `result` of a response, or the failure it reports.
-fn result_of(message: &Value) -> Result<&Map<String, Value>, Failure> {
-    if let Some(error) = message.get("error") {
-        let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-        return Err(Failure::Error(code));
+fn result_of<'r, 'a>(reply: &'r Reply<'a>) -> Result<&'r ReplyResult<'a>, Failure> {
+    if let Some(error) = &reply.error {
+        return Err(Failure::Error(error.code.unwrap_or(0)));
     }
-    message
-        .get("result")
-        .and_then(Value::as_object)
-        .ok_or(Failure::Unexpected("the result is not an object"))
+    reply
+        .result
+        .as_ref()
+        .ok_or(Failure::Unexpected("no result"))
 }
 
 /// Checks a completed `tools/call` result: `resultType` absent or
 /// `complete`, and not a tool error.
-pub(crate) fn expect_complete(message: &Value) -> Result<(), Failure> {
-    let result = result_of(message)?;
-    match result.get("resultType").and_then(Value::as_str) {
+pub(crate) fn expect_complete(reply: &Reply<'_>) -> Result<(), Failure> {
+    let result = result_of(reply)?;
+    match result.result_type.as_deref() {
         None | Some("complete") => {}
         Some(_) => return Err(Failure::Unexpected("resultType is not complete")),
     }
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+    if result.is_error == Some(true) {
         return Err(Failure::Unexpected("isError is true"));
     }
-    if !result.get("content").is_some_and(Value::is_array) {
+    if !starts_with(result.content, '[') {
         return Err(Failure::Unexpected("no content array"));
     }
     Ok(())
@@ -205,23 +348,23 @@ pub(crate) fn expect_complete(message: &Value) -> Result<(), Failure> {
 
 /// Checks a completed `tools/call` result in the 2025 shape: as
 /// [`expect_complete`], and without `resultType`, which 2026-07-28 added.
-pub(crate) fn expect_legacy_complete(message: &Value) -> Result<(), Failure> {
-    expect_complete(message)?;
-    if result_of(message)?.contains_key("resultType") {
+pub(crate) fn expect_legacy_complete(reply: &Reply<'_>) -> Result<(), Failure> {
+    expect_complete(reply)?;
+    if result_of(reply)?.result_type.is_some() {
         return Err(Failure::Unexpected("a 2025-era result carries resultType"));
     }
     Ok(())
 }
 
 /// Checks the `initialize` result: the revision asked for, agreed.
-pub(crate) fn expect_initialize(message: &Value) -> Result<(), Failure> {
-    let result = result_of(message)?;
-    if result.get("protocolVersion").and_then(Value::as_str) != Some(LEGACY_PROTOCOL_VERSION) {
+pub(crate) fn expect_initialize(reply: &Reply<'_>) -> Result<(), Failure> {
+    let result = result_of(reply)?;
+    if result.protocol_version.as_deref() != Some(LEGACY_PROTOCOL_VERSION) {
         return Err(Failure::Unexpected(
             "initialize did not agree on the revision asked for",
         ));
     }
-    if !result.get("capabilities").is_some_and(Value::is_object) {
+    if !starts_with(result.capabilities, '{') {
         return Err(Failure::Unexpected(
             "initialize result without capabilities",
         ));
@@ -229,28 +372,28 @@ pub(crate) fn expect_initialize(message: &Value) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Checks a `ping` result: an object, no error.
-pub(crate) fn expect_pong(message: &Value) -> Result<(), Failure> {
-    result_of(message).map(|_| ())
+/// Checks a `ping` result: a result, no error.
+pub(crate) fn expect_pong(reply: &Reply<'_>) -> Result<(), Failure> {
+    result_of(reply).map(|_| ())
 }
 
 /// Checks an `input_required` result that asks under `key`, and returns
 /// its `requestState` to echo.
-pub(crate) fn expect_input_required(message: &Value, key: &str) -> Result<String, Failure> {
-    let result = result_of(message)?;
-    if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+pub(crate) fn expect_input_required(reply: &Reply<'_>, key: &str) -> Result<String, Failure> {
+    let result = result_of(reply)?;
+    if result.result_type.as_deref() != Some("input_required") {
         return Err(Failure::Unexpected("resultType is not input_required"));
     }
-    if result
-        .get("inputRequests")
-        .and_then(|requests| requests.get(key))
-        .is_none()
-    {
+    let asks = result
+        .input_requests
+        .and_then(|raw| serde_json::from_str::<BTreeMap<Cow<'_, str>, IgnoredAny>>(raw.get()).ok())
+        .is_some_and(|requests| requests.contains_key(key));
+    if !asks {
         return Err(Failure::Unexpected("no input request under the key"));
     }
     result
-        .get("requestState")
-        .and_then(Value::as_str)
+        .request_state
+        .as_deref()
         .map(str::to_owned)
         .ok_or(Failure::Unexpected("no requestState"))
 }
@@ -299,18 +442,59 @@ mod tests {
         assert_eq!(ping["method"], "ping");
     }
 
+    /// What `check` makes of `value`, sent as a JSON body answering id 1.
+    fn checked<T>(
+        value: Value,
+        check: impl FnOnce(&Reply<'_>) -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        read_response("application/json", value.to_string().as_bytes(), 1, check)
+    }
+
     #[test]
     fn json_and_sse_answers_are_read_alike() {
         let json_body = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#;
-        let from_json = response_message("application/json", json_body, 3).unwrap();
+        assert_eq!(
+            read_response("application/json", json_body, 3, expect_complete),
+            Ok(())
+        );
         let sse_body = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n\
                         id: 0\nretry: 3000\ndata:\n\n\
-                        event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[]}}\n\n";
-        let from_sse =
-            response_message("text/event-stream; charset=utf-8", sse_body.as_bytes(), 3).unwrap();
-        assert_eq!(from_json, from_sse);
-        assert!(response_message("application/json", json_body, 4).is_none());
-        assert!(response_message("text/event-stream", b"data: {\"id\":4}\n\n", 4).is_none());
+                        event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"isError\":true,\"content\":[]}}\n\n";
+        let from_sse = read_response(
+            "text/event-stream; charset=utf-8",
+            sse_body.as_bytes(),
+            3,
+            expect_complete,
+        );
+        assert_eq!(from_sse, Err(Failure::Unexpected("isError is true")));
+        let other = read_response("application/json", json_body, 4, expect_pong);
+        assert_eq!(other, Err(Failure::NoResponse));
+        let string_id = br#"{"jsonrpc":"2.0","id":"3","result":{}}"#;
+        let string_id = read_response("application/json", string_id, 3, expect_pong);
+        assert_eq!(string_id, Err(Failure::NoResponse));
+        let no_result = read_response("text/event-stream", b"data: {\"id\":4}\n\n", 4, expect_pong);
+        assert_eq!(no_result, Err(Failure::NoResponse));
+    }
+
+    #[test]
+    fn a_template_writes_what_its_function_writes() {
+        let answer = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+        let call = Template::new(|id, _| tools_call(id, "t", None)).unwrap();
+        let retry = Template::new(|id, state| tools_call(id, "t", Some((&answer, state)))).unwrap();
+        let mut out = Vec::new();
+        for id in [0, 7, (3 << 32) + 12, u64::MAX] {
+            call.fill(&mut out, id, "ignored");
+            assert_eq!(out, tools_call(id, "t", None));
+            for state in ["S", "a\"quote\\and\u{1}control", ""] {
+                retry.fill(&mut out, id, state);
+                assert_eq!(out, tools_call(id, "t", Some((&answer, state))));
+            }
+        }
+        let legacy = Template::new(|id, _| legacy_tools_call(id, "t")).unwrap();
+        legacy.fill(&mut out, 9, "");
+        assert_eq!(out, legacy_tools_call(9, "t"));
+        assert!(Template::new(|_, _| b"{}".to_vec()).is_err());
+        assert!(Template::new(|id, _| format!("[{id},{id}]").into_bytes()).is_err());
     }
 
     #[test]
@@ -322,36 +506,45 @@ mod tests {
     #[test]
     fn results_are_checked() {
         let complete = json!({"id": 1, "result": {"resultType": "complete", "content": []}});
-        assert_eq!(expect_complete(&complete), Ok(()));
+        assert_eq!(checked(complete.clone(), expect_complete), Ok(()));
         let legacy = json!({"id": 1, "result": {"content": []}});
-        assert_eq!(expect_complete(&legacy), Ok(()));
+        assert_eq!(checked(legacy.clone(), expect_complete), Ok(()));
+        let no_content = json!({"id": 1, "result": {"content": {}}});
+        assert!(checked(no_content, expect_complete).is_err());
         let tool_error = json!({"id": 1, "result": {"content": [], "isError": true}});
-        assert!(expect_complete(&tool_error).is_err());
+        assert!(checked(tool_error.clone(), expect_complete).is_err());
         let error = json!({"id": 1, "error": {"code": -32602, "message": "no"}});
-        assert_eq!(expect_complete(&error), Err(Failure::Error(-32602)));
+        assert_eq!(
+            checked(error.clone(), expect_complete),
+            Err(Failure::Error(-32602))
+        );
 
         let ask = json!({"id": 1, "result": {
             "resultType": "input_required",
             "inputRequests": {"confirm": {"method": "elicitation/create"}},
-            "requestState": "S"
+            "requestState": "S\"1"
         }});
-        assert_eq!(expect_input_required(&ask, "confirm"), Ok("S".to_owned()));
-        assert!(expect_input_required(&ask, "other").is_err());
-        assert!(expect_input_required(&complete, "confirm").is_err());
-        assert!(expect_complete(&ask).is_err());
+        let asks = |key: &'static str| move |reply: &Reply<'_>| expect_input_required(reply, key);
+        assert_eq!(checked(ask.clone(), asks("confirm")), Ok("S\"1".to_owned()));
+        assert!(checked(ask.clone(), asks("other")).is_err());
+        assert!(checked(complete.clone(), asks("confirm")).is_err());
+        assert!(checked(ask, expect_complete).is_err());
 
-        assert_eq!(expect_legacy_complete(&legacy), Ok(()));
-        assert!(expect_legacy_complete(&complete).is_err());
-        assert!(expect_legacy_complete(&tool_error).is_err());
-        assert_eq!(expect_legacy_complete(&error), Err(Failure::Error(-32602)));
-        let agreed = json!({"id": 0, "result": {
+        assert_eq!(checked(legacy, expect_legacy_complete), Ok(()));
+        assert!(checked(complete, expect_legacy_complete).is_err());
+        assert!(checked(tool_error, expect_legacy_complete).is_err());
+        assert_eq!(
+            checked(error.clone(), expect_legacy_complete),
+            Err(Failure::Error(-32602))
+        );
+        let agreed = json!({"id": 1, "result": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}
         }});
-        assert_eq!(expect_initialize(&agreed), Ok(()));
+        assert_eq!(checked(agreed, expect_initialize), Ok(()));
         let other =
-            json!({"id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}});
-        assert!(expect_initialize(&other).is_err());
-        assert_eq!(expect_pong(&json!({"id": 2, "result": {}})), Ok(()));
-        assert!(expect_pong(&error).is_err());
+            json!({"id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}});
+        assert!(checked(other, expect_initialize).is_err());
+        assert_eq!(checked(json!({"id": 1, "result": {}}), expect_pong), Ok(()));
+        assert!(checked(error, expect_pong).is_err());
     }
 }
