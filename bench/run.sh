@@ -12,7 +12,7 @@
 #   bash bench/run.sh
 #
 # Environment (defaults in brackets):
-#   REQUESTS      most HTTP requests measured per cell [100000]
+#   REQUESTS      most HTTP requests measured per cell [500000]
 #   DURATION      most seconds measured per cell [5]
 #   WARMUP        seconds of unmeasured load before each cell [1]
 #   CONCURRENCY   connections, space-separated [1 16 64 256]
@@ -52,7 +52,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-REQUESTS=${REQUESTS:-100000}
+REQUESTS=${REQUESTS:-500000}
 DURATION=${DURATION:-5}
 WARMUP=${WARMUP:-1}
 CONCURRENCY=${CONCURRENCY:-1 16 64 256}
