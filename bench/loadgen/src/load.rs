@@ -302,6 +302,15 @@ impl Tally {
         }
     }
 
+    /// Counts one request that started at `started`: a success, or one
+    /// failed request if it is measured.
+    fn count<T>(&mut self, outcome: Result<T, Failure>, started: Instant, measured: bool) {
+        match outcome {
+            Ok(_) => self.record(started, measured),
+            Err(failure) => self.fail(u64::from(measured), failure),
+        }
+    }
+
     /// Records a success that started at `started`, if it is measured.
     fn record(&mut self, started: Instant, measured: bool) {
         let now = Instant::now();
@@ -324,17 +333,25 @@ struct Requests {
     /// For `two-round`: the key the first answer must ask under, and the
     /// body of the retry.
     retry: Option<(String, Template)>,
+    /// The longest one request may take.
+    timeout: Duration,
 }
 
 impl Requests {
     /// The requests of `workload` on a connection in `session`, if any.
-    fn new(target: &Target, workload: &Workload, session: Option<&str>) -> Result<Self, String> {
+    fn new(
+        target: &Target,
+        workload: &Workload,
+        session: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Self, String> {
         let failed = |e: Failure| e.to_string();
         Ok(match workload {
             Workload::Plain { tool } => Self {
                 head: head(target, Framing::Modern { tool }, true).map_err(failed)?,
                 call: Template::new(|id, _| wire::tools_call(id, tool, None))?,
                 retry: None,
+                timeout,
             },
             Workload::TwoRound { tool, key, answer } => {
                 let responses = serde_json::json!({ key.as_str(): answer });
@@ -347,14 +364,29 @@ impl Requests {
                             wire::tools_call(id, tool, Some((&responses, state)))
                         })?,
                     )),
+                    timeout,
                 }
             }
             Workload::LegacyPlain { tool } => Self {
                 head: head(target, Framing::Legacy { session }, true).map_err(failed)?,
                 call: Template::new(|id, _| wire::legacy_tools_call(id, tool))?,
                 retry: None,
+                timeout,
             },
         })
+    }
+
+    /// Sends request `id` with `body` on `connection` and checks the
+    /// JSON-RPC response to it with `check`.
+    async fn send<T>(
+        &self,
+        connection: &mut Connection,
+        id: u64,
+        body: &[u8],
+        check: impl FnOnce(&Reply<'_>) -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        let sent = call(connection, self.timeout, &self.head, id, body, check).await;
+        sent.map(|(checked, _)| checked)
     }
 }
 
@@ -376,7 +408,6 @@ async fn worker(
         latency_us,
         last_answer: None,
     };
-    let timeout = shared.plan.timeout;
     let per_unit = shared.workload.requests_per_unit();
     let mut next_id = worker << 32;
     let mut body = Vec::with_capacity(1024);
@@ -410,32 +441,13 @@ async fn worker(
             } else {
                 wire::expect_complete
             };
-            match call(
-                &mut connection,
-                timeout,
-                &requests.head,
-                next_id,
-                &body,
-                check,
-            )
-            .await
-            {
-                Ok(_) => tally.record(started, measured),
-                Err(failure) => tally.fail(u64::from(measured), failure),
-            }
+            let done = requests.send(&mut connection, next_id, &body, check);
+            tally.count(done.await, started, measured);
             continue;
         };
-        let asked = call(
-            &mut connection,
-            timeout,
-            &requests.head,
-            next_id,
-            &body,
-            |reply| wire::expect_input_required(reply, key),
-        )
-        .await;
-        let state = match asked {
-            Ok((state, _)) => state,
+        let asked = |reply: &Reply<'_>| wire::expect_input_required(reply, key);
+        let state = match requests.send(&mut connection, next_id, &body, asked).await {
+            Ok(state) => state,
             Err(failure) => {
                 tally.fail(2 * u64::from(measured), failure);
                 continue;
@@ -446,19 +458,8 @@ async fn worker(
         let started = Instant::now();
         retry.fill(&mut body, next_id, &state);
         let check = wire::expect_complete;
-        match call(
-            &mut connection,
-            timeout,
-            &requests.head,
-            next_id,
-            &body,
-            check,
-        )
-        .await
-        {
-            Ok(_) => tally.record(started, measured),
-            Err(failure) => tally.fail(u64::from(measured), failure),
-        }
+        let done = requests.send(&mut connection, next_id, &body, check);
+        tally.count(done.await, started, measured);
     }
     if let Some(session) = &session {
         if connection.is_closed() {
@@ -504,7 +505,7 @@ pub(crate) async fn run(target: Target, workload: Workload, plan: Plan) -> Resul
         } else {
             None
         };
-        let requests = Requests::new(&target, &workload, session.as_deref())?;
+        let requests = Requests::new(&target, &workload, session.as_deref(), plan.timeout)?;
         workers.push((connection, (session, requests), histogram()?));
     }
     let start = Instant::now();
