@@ -457,6 +457,26 @@ mod tests {
         assert!(connection.exchange(&head, Some(b"{}")).await.is_err());
     }
 
+    #[tokio::test]
+    async fn an_exchange_dropped_at_its_timeout_leaves_the_connection_unusable() {
+        // A server that reads and never answers.
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut sink = [0u8; 1024];
+            while socket.read(&mut sink).await.is_ok_and(|n| n > 0) {}
+        });
+        let mut connection = Connection::open(addr).await.unwrap();
+        let head = request_head("POST", "/mcp", "127.0.0.1", &[]).unwrap();
+        let waited = std::time::Duration::from_millis(50);
+        let timed_out = tokio::time::timeout(waited, connection.exchange(&head, Some(b"{}"))).await;
+        assert!(timed_out.is_err());
+        assert!(connection.is_closed());
+        let failure = connection.exchange(&head, Some(b"{}")).await.unwrap_err();
+        assert!(failure.to_string().contains("half read"), "{failure}");
+    }
+
     #[test]
     fn a_header_value_with_a_line_break_is_refused() {
         assert!(request_head("POST", "/", "h", &[("mcp-name", "a\r\nx: y")]).is_err());
