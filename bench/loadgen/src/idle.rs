@@ -73,56 +73,56 @@ fn share(count: usize, connections: usize, index: usize) -> usize {
     count / connections + usize::from(index < count % connections)
 }
 
-/// Opens `n` sessions on one connection, one after another; their ids, in
-/// order.
+/// Opens `n` sessions on connection `index`, one after another; their ids,
+/// in order.
 async fn open_many(
-    mut sender: Connection,
+    mut connection: Connection,
     target: Target,
     timeout: Duration,
-    connection: usize,
+    index: usize,
     n: usize,
 ) -> Result<(Connection, Vec<String>), String> {
     let mut ids = Vec::with_capacity(n);
     for k in 0..n {
-        let id = ((connection as u64) << 32) | k as u64;
-        let session = load::open_session(&mut sender, &target, timeout, id)
+        let id = ((index as u64) << 32) | k as u64;
+        let session = load::open_session(&mut connection, &target, timeout, id)
             .await
-            .map_err(|e| format!("opening a session on connection {connection}: {e}"))?;
+            .map_err(|e| format!("opening a session on connection {index}: {e}"))?;
         ids.push(session);
     }
-    Ok((sender, ids))
+    Ok((connection, ids))
 }
 
-/// Opens `count` sessions over `senders`, concurrently; their ids, one
+/// Opens `count` sessions over `connections`, concurrently; their ids, one
 /// vector per connection.
 async fn open_all(
-    senders: Vec<Connection>,
+    connections: Vec<Connection>,
     target: &Target,
     timeout: Duration,
     count: usize,
 ) -> Result<(Vec<Connection>, Vec<Vec<String>>), String> {
-    let connections = senders.len();
-    let tasks: Vec<_> = senders
+    let total = connections.len();
+    let tasks: Vec<_> = connections
         .into_iter()
         .enumerate()
-        .map(|(index, sender)| {
-            let n = share(count, connections, index);
-            tokio::spawn(open_many(sender, target.clone(), timeout, index, n))
+        .map(|(index, connection)| {
+            let n = share(count, total, index);
+            tokio::spawn(open_many(connection, target.clone(), timeout, index, n))
         })
         .collect();
-    let mut senders = Vec::with_capacity(connections);
-    let mut ids = Vec::with_capacity(connections);
+    let mut connections = Vec::with_capacity(total);
+    let mut ids = Vec::with_capacity(total);
     for task in tasks {
-        let (sender, opened) = task.await.map_err(|e| format!("a task failed: {e}"))??;
-        senders.push(sender);
+        let (connection, opened) = task.await.map_err(|e| format!("a task failed: {e}"))??;
+        connections.push(connection);
         ids.push(opened);
     }
-    Ok((senders, ids))
+    Ok((connections, ids))
 }
 
 /// Whether `session` is still open: a `ping` in it is answered.
 async fn still_open(
-    sender: &mut Connection,
+    connection: &mut Connection,
     target: &Target,
     timeout: Duration,
     session: &str,
@@ -133,7 +133,7 @@ async fn still_open(
     let id = u64::MAX / 2;
     let head = load::head(target, framing, true).map_err(|e| e.to_string())?;
     load::call(
-        sender,
+        connection,
         timeout,
         &head,
         id,
@@ -151,18 +151,18 @@ pub(crate) async fn run(
     plan: &Plan,
     rss_kb: impl Fn() -> Option<u64>,
 ) -> Result<Readings, String> {
-    let mut senders = Vec::with_capacity(plan.connections);
+    let mut connections = Vec::with_capacity(plan.connections);
     for index in 0..plan.connections {
-        let mut sender = load::connect_patiently(&target)
+        let mut connection = load::connect_patiently(&target)
             .await
             .map_err(|e| format!("cannot open connection {index} to {}: {e}", target.addr))?;
-        let warm = load::open_session(&mut sender, &target, plan.timeout, u64::MAX / 4)
+        let warm = load::open_session(&mut connection, &target, plan.timeout, u64::MAX / 4)
             .await
             .map_err(|e| format!("warming up connection {index}: {e}"))?;
-        load::close_session(&mut sender, &target, plan.timeout, &warm)
+        load::close_session(&mut connection, &target, plan.timeout, &warm)
             .await
             .map_err(|e| format!("ending the warm-up session on connection {index}: {e}"))?;
-        senders.push(sender);
+        connections.push(connection);
     }
     let read = || async {
         tokio::time::sleep(plan.settle).await;
@@ -170,10 +170,10 @@ pub(crate) async fn run(
     };
     let before_kb = read().await?;
     let first_half = plan.count / 2;
-    let (senders, first) = open_all(senders, &target, plan.timeout, first_half).await?;
+    let (connections, first) = open_all(connections, &target, plan.timeout, first_half).await?;
     let half_kb = read().await?;
-    let (mut senders, second) =
-        open_all(senders, &target, plan.timeout, plan.count - first_half).await?;
+    let (mut connections, second) =
+        open_all(connections, &target, plan.timeout, plan.count - first_half).await?;
     let after_kb = read().await?;
     let opened: usize = first.iter().chain(&second).map(Vec::len).sum();
     if opened != plan.count {
@@ -185,9 +185,9 @@ pub(crate) async fn run(
         .chain(&second)
         .flat_map(|ids| ids.first().into_iter().chain(ids.last()))
         .collect();
-    if let Some(sender) = senders.first_mut() {
+    if let Some(connection) = connections.first_mut() {
         for session in probes {
-            still_open(sender, &target, plan.timeout, session).await?;
+            still_open(connection, &target, plan.timeout, session).await?;
         }
     }
     Ok(Readings {
