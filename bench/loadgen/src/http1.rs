@@ -27,6 +27,9 @@ const MAX_BODY: usize = 16 * 1024 * 1024;
 const MAX_HEADERS: usize = 64;
 /// What is free in the read buffer before each read.
 const READ_CHUNK: usize = 8 * 1024;
+/// The longest opening a connection may take (a server whose listen queue
+/// is full would otherwise keep it waiting for the kernel's SYN retries).
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One keep-alive connection to the server.
 pub(crate) struct Connection {
@@ -160,10 +163,12 @@ fn text(buffer: &[u8], range: Option<Range<usize>>) -> Option<&str> {
 }
 
 impl Connection {
-    /// Opens a connection to `addr`, with `TCP_NODELAY`.
+    /// Opens a connection to `addr`, with `TCP_NODELAY`, within
+    /// [`CONNECT_TIMEOUT`].
     pub(crate) async fn open(addr: std::net::SocketAddr) -> Result<Self, Failure> {
-        let stream = TcpStream::connect(addr)
+        let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr))
             .await
+            .map_err(|_| Failure::Transport(format!("connect: no answer in {CONNECT_TIMEOUT:?}")))?
             .map_err(|e| transport("connect", e))?;
         stream
             .set_nodelay(true)

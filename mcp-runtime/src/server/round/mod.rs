@@ -77,11 +77,7 @@ where
         .gate
         .open_round(checked, data.answers().map(RoundAnswers::json));
     Either::Right(async move {
-        let passed = match opening {
-            Opening::Now(opened) => pass(opened, &mut data),
-            Opening::Claim(claim) => pass(claim.await?, &mut data),
-        };
-        let mut ticket = match passed {
+        let mut ticket = match pass(opening, &mut data).await {
             Ok(ticket) => ticket,
             Err(replayed) => return replayed,
         };
@@ -125,15 +121,19 @@ where
     })
 }
 
-/// Passes the state of an opened round to the handler's `data`: the ticket
-/// its answer is recorded through, if any; or, for a duplicate of a round
-/// already run, the answer recorded for it (`Err`). (A function, so that the
-/// opened value is no local of the round's future.)
+/// Waits for a round's claim, if it has one, and passes the state it
+/// opened to the handler's `data`: the ticket its answer is recorded
+/// through, if any; or, for a duplicate of a round already run or a claim
+/// that failed, the answer to give (`Err`).
 #[allow(clippy::type_complexity)]
-fn pass<'t>(
-    opened: Opened<'t>,
+async fn pass<'t>(
+    opening: Opening<'_, 't>,
     data: &mut Arc<RequestData>,
 ) -> Result<Option<Box<Ticket<'t>>>, Result<String, McpError>> {
+    let opened = match opening {
+        Opening::Now(opened) => opened,
+        Opening::Claim(claim) => claim.await.map_err(Err)?,
+    };
     match opened {
         Opened::Run(verified, ticket) => {
             Arc::make_mut(data).pass(verified);
@@ -238,11 +238,7 @@ fn round_to_its_end<R: ResultMeta + Send + 'static>(
         let opening = core
             .gate
             .open_round(checked, data.answers().map(RoundAnswers::json));
-        let passed = match opening {
-            Opening::Now(opened) => pass(opened, &mut data),
-            Opening::Claim(claim) => pass(claim.await?, &mut data),
-        };
-        let ticket = match passed {
+        let ticket = match pass(opening, &mut data).await {
             Ok(ticket) => ticket,
             Err(replayed) => return replayed,
         };
