@@ -201,6 +201,70 @@ impl PromptHandler for DeployPrompt {
     }
 }
 
+/// `hold`: asks for a confirmation; its confirmed round says it started
+/// (`entered`) and then waits for a permit of `release` before it answers.
+/// Counts how often that round starts.
+#[derive(Clone)]
+struct Hold {
+    entered: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Semaphore>,
+    runs: Arc<AtomicUsize>,
+}
+
+impl Hold {
+    /// Holding its round until released.
+    fn new() -> Self {
+        Self {
+            entered: Arc::default(),
+            release: Arc::new(tokio::sync::Semaphore::new(0)),
+            runs: Arc::default(),
+        }
+    }
+
+    /// A server with the tool `hold`, a replay guard and `outcomes`.
+    fn server(&self, outcomes: OutcomeRecord) -> Server {
+        Server::builder("state-e2e-hold", "1.0.0")
+            .request_state_signer(RequestStateSigner::new([9u8; 32]).unwrap())
+            .replay_guard(InMemoryReplayGuard::new())
+            .outcomes(outcomes)
+            .tool(self.clone())
+            .build()
+            .unwrap()
+    }
+
+    fn runs(&self) -> usize {
+        self.runs.load(Ordering::SeqCst)
+    }
+}
+
+impl ToolHandler for Hold {
+    fn descriptor(&self) -> Tool {
+        Tool::new("hold", "Answers its confirmed round when the test lets it.")
+    }
+
+    fn call(
+        &self,
+        _: ToolArguments,
+        ctx: Ctx,
+    ) -> BoxFuture<'_, Result<Outcome<CallToolResult>, McpError>> {
+        Box::pin(async move {
+            let state: Option<String> = ctx.state()?;
+            if state.as_deref() == Some("awaiting") && confirmed(&ctx) {
+                self.runs.fetch_add(1, Ordering::SeqCst);
+                self.entered.notify_one();
+                let permit = self.release.acquire().await;
+                permit
+                    .map_err(|_| McpError::internal("the test closed the release"))?
+                    .forget();
+                return Ok(Outcome::Complete(CallToolResult::text("held, then done")));
+            }
+            Ok(Outcome::InputRequired(
+                Ask::new("confirm", confirm_request("hold")).resume(&"awaiting")?,
+            ))
+        })
+    }
+}
+
 /// For a server without a signer: reports what reached it.
 struct RawState {
     name: String,
@@ -979,4 +1043,85 @@ async fn an_outgoing_state_that_does_not_verify_is_an_internal_error() {
             assert_internal_error(&response);
         }
     }
+}
+
+/// Posts `body` to `url`: the parsed response, within 20 s.
+async fn post_bounded(url: &str, body: Value) -> Value {
+    tokio::time::timeout(Duration::from_secs(20), support::http::post_json(url, body))
+        .await
+        .expect("a response within 20 s")
+}
+
+/// [`post_bounded`] from a task of its own.
+fn post_in_task(url: &str, body: Value) -> tokio::task::JoinHandle<Value> {
+    let url = url.to_owned();
+    tokio::spawn(async move { post_bounded(&url, body).await })
+}
+
+#[tokio::test]
+async fn a_duplicate_of_a_round_still_running_stops_waiting_at_its_bound() {
+    logs();
+    let hold = Hold::new();
+    let wait = Duration::from_millis(200);
+    let running = serve(hold.server(OutcomeRecord::default().duplicate_wait(wait))).await;
+    let url = running.url.clone();
+    let state = asked(&post_bounded(&url, call("hold", "-", None)).await);
+
+    let first = post_in_task(&url, call("hold", "-", Some(&state)));
+    tokio::time::timeout(Duration::from_secs(20), hold.entered.notified())
+        .await
+        .expect("the first use's round started");
+    // The same retry while the first is held: it waits for the first's
+    // answer at most `wait`, then gets -32603 (it may retry), without the
+    // reason on the wire; the handler does not run for it.
+    let started = std::time::Instant::now();
+    let duplicate = post_bounded(&url, call("hold", "-", Some(&state))).await;
+    assert_internal_error(&duplicate);
+    let waited = started.elapsed();
+    assert!(
+        waited >= wait && waited < Duration::from_secs(10),
+        "it waited {waited:?}"
+    );
+    assert_eq!(hold.runs(), 1);
+
+    // Let go, the first use answers, and a later duplicate gets that answer.
+    hold.release.add_permits(1);
+    let first = first.await.unwrap();
+    assert_eq!(
+        first["result"]["content"][0]["text"], "held, then done",
+        "{first}"
+    );
+    let again = post_bounded(&url, call("hold", "-", Some(&state))).await;
+    assert_eq!(again["result"], first["result"]);
+    assert_eq!(hold.runs(), 1, "the handler ran once");
+}
+
+#[tokio::test]
+async fn a_duplicate_of_a_round_still_running_gets_its_answer() {
+    logs();
+    let hold = Hold::new();
+    let running = serve(hold.server(OutcomeRecord::default())).await;
+    let url = running.url.clone();
+    let state = asked(&post_bounded(&url, call("hold", "-", None)).await);
+
+    let first = post_in_task(&url, call("hold", "-", Some(&state)));
+    tokio::time::timeout(Duration::from_secs(20), hold.entered.notified())
+        .await
+        .expect("the first use's round started");
+    let duplicates: Vec<_> = (0..3)
+        .map(|_| post_in_task(&url, call("hold", "-", Some(&state))))
+        .collect();
+    // Let the duplicates find the round running (they get its answer
+    // whether they arrive before or after it ends).
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    hold.release.add_permits(1);
+    let first = first.await.unwrap();
+    assert_eq!(
+        first["result"]["content"][0]["text"], "held, then done",
+        "{first}"
+    );
+    for duplicate in duplicates {
+        assert_eq!(duplicate.await.unwrap()["result"], first["result"]);
+    }
+    assert_eq!(hold.runs(), 1, "the handler ran once");
 }

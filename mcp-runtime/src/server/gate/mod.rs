@@ -307,7 +307,9 @@ impl StateGate {
             verified,
         } = echoed;
         let (fingerprint, expires_at) = (*verified.fingerprint(), verified.expires_at());
-        let deadline = Instant::now() + outcomes.wait();
+        // When this duplicate first found the round running: its wait is
+        // bounded from there (no clock is read for a first use).
+        let mut running_since: Option<Instant> = None;
         let mut pause = Duration::from_millis(10);
         loop {
             match guard.claim_round(&fingerprint, &answers, expires_at).await {
@@ -323,15 +325,16 @@ impl StateGate {
                 Ok(RoundClaim::Refused) => {
                     return Err(refuse(&method, &target, &StateError::Replayed));
                 }
-                Ok(RoundClaim::Running) if Instant::now() < deadline => {
+                Ok(RoundClaim::Running) => {
+                    let now = Instant::now();
+                    if now.duration_since(*running_since.get_or_insert(now)) >= outcomes.wait() {
+                        return Err(McpError::internal(
+                            "the first use of this requestState is still running; the duplicate \
+                             stopped waiting for its answer (it may retry)",
+                        ));
+                    }
                     tokio::time::sleep(pause).await;
                     pause = (pause * 2).min(Duration::from_millis(200));
-                }
-                Ok(RoundClaim::Running) => {
-                    return Err(McpError::internal(
-                        "the first use of this requestState is still running; the duplicate \
-                         stopped waiting for its answer (it may retry)",
-                    ));
                 }
                 Err(error) => return Err(unrecorded(&method, &target, error)),
             }

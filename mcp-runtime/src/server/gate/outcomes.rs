@@ -201,18 +201,20 @@ impl Drop for Ticket<'_> {
 /// A recorded answer: `R` and the serialised result, or `E` and the error
 /// object as JSON.
 fn encode(answer: &Result<String, McpError>) -> Vec<u8> {
-    let mut bytes = Vec::new();
     match answer {
         Ok(result) => {
+            // Allocated once, at its size.
+            let mut bytes = Vec::with_capacity(1 + result.len());
             bytes.push(b'R');
             bytes.extend_from_slice(result.as_bytes());
+            bytes
         }
         Err(error) => {
-            bytes.push(b'E');
+            let mut bytes = vec![b'E'];
             bytes.extend(serde_json::to_vec(&error.to_object()).unwrap_or_default());
+            bytes
         }
     }
-    bytes
 }
 
 /// The answer recorded as `bytes`; `-32603` for bytes this server did not
