@@ -1046,82 +1046,101 @@ async fn an_outgoing_state_that_does_not_verify_is_an_internal_error() {
 }
 
 /// Posts `body` to `url`: the parsed response, within 20 s.
-async fn post_bounded(url: &str, body: Value) -> Value {
-    tokio::time::timeout(Duration::from_secs(20), support::http::post_json(url, body))
-        .await
-        .expect("a response within 20 s")
+async fn post_bounded(url: String, body: Value) -> Value {
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        support::http::post_json(&url, body),
+    )
+    .await
+    .expect("a response within 20 s")
 }
 
-/// [`post_bounded`] from a task of its own.
-fn post_in_task(url: &str, body: Value) -> tokio::task::JoinHandle<Value> {
-    let url = url.to_owned();
-    tokio::spawn(async move { post_bounded(&url, body).await })
+/// A `hold` server with `outcomes` over HTTP, whose state's first use is
+/// held in its handler.
+struct Held {
+    hold: Hold,
+    _server: Running,
+    url: String,
+    /// The state the first use echoes.
+    state: String,
+    /// The first use's response, once released.
+    first: tokio::task::JoinHandle<Value>,
+}
+
+impl Held {
+    async fn start(outcomes: OutcomeRecord) -> Self {
+        let hold = Hold::new();
+        let server = serve(hold.server(outcomes)).await;
+        let url = server.url.clone();
+        let state = asked(&post_bounded(url.clone(), call("hold", "-", None)).await);
+        let first = tokio::spawn(post_bounded(url.clone(), retry(&state)));
+        tokio::time::timeout(Duration::from_secs(20), hold.entered.notified())
+            .await
+            .expect("the first use's round started");
+        Self {
+            hold,
+            _server: server,
+            url,
+            state,
+            first,
+        }
+    }
+
+    /// The same retry again.
+    fn duplicate(&self) -> impl Future<Output = Value> + Send + 'static {
+        post_bounded(self.url.clone(), retry(&self.state))
+    }
+
+    /// Lets the first use end: its response.
+    async fn release(&mut self) -> Value {
+        self.hold.release.add_permits(1);
+        let first = (&mut self.first).await.unwrap();
+        assert_eq!(
+            first["result"]["content"][0]["text"], "held, then done",
+            "{first}"
+        );
+        first
+    }
+}
+
+fn retry(state: &str) -> Value {
+    call("hold", "-", Some(state))
 }
 
 #[tokio::test]
 async fn a_duplicate_of_a_round_still_running_stops_waiting_at_its_bound() {
     logs();
-    let hold = Hold::new();
     let wait = Duration::from_millis(200);
-    let running = serve(hold.server(OutcomeRecord::default().duplicate_wait(wait))).await;
-    let url = running.url.clone();
-    let state = asked(&post_bounded(&url, call("hold", "-", None)).await);
-
-    let first = post_in_task(&url, call("hold", "-", Some(&state)));
-    tokio::time::timeout(Duration::from_secs(20), hold.entered.notified())
-        .await
-        .expect("the first use's round started");
+    let mut held = Held::start(OutcomeRecord::default().duplicate_wait(wait)).await;
     // The same retry while the first is held: it waits for the first's
     // answer at most `wait`, then gets -32603 (it may retry), without the
     // reason on the wire; the handler does not run for it.
     let started = std::time::Instant::now();
-    let duplicate = post_bounded(&url, call("hold", "-", Some(&state))).await;
-    assert_internal_error(&duplicate);
+    assert_internal_error(&held.duplicate().await);
     let waited = started.elapsed();
     assert!(
         waited >= wait && waited < Duration::from_secs(10),
         "it waited {waited:?}"
     );
-    assert_eq!(hold.runs(), 1);
+    assert_eq!(held.hold.runs(), 1);
 
     // Let go, the first use answers, and a later duplicate gets that answer.
-    hold.release.add_permits(1);
-    let first = first.await.unwrap();
-    assert_eq!(
-        first["result"]["content"][0]["text"], "held, then done",
-        "{first}"
-    );
-    let again = post_bounded(&url, call("hold", "-", Some(&state))).await;
-    assert_eq!(again["result"], first["result"]);
-    assert_eq!(hold.runs(), 1, "the handler ran once");
+    let first = held.release().await;
+    assert_eq!(held.duplicate().await["result"], first["result"]);
+    assert_eq!(held.hold.runs(), 1, "the handler ran once");
 }
 
 #[tokio::test]
 async fn a_duplicate_of_a_round_still_running_gets_its_answer() {
     logs();
-    let hold = Hold::new();
-    let running = serve(hold.server(OutcomeRecord::default())).await;
-    let url = running.url.clone();
-    let state = asked(&post_bounded(&url, call("hold", "-", None)).await);
-
-    let first = post_in_task(&url, call("hold", "-", Some(&state)));
-    tokio::time::timeout(Duration::from_secs(20), hold.entered.notified())
-        .await
-        .expect("the first use's round started");
-    let duplicates: Vec<_> = (0..3)
-        .map(|_| post_in_task(&url, call("hold", "-", Some(&state))))
-        .collect();
+    let mut held = Held::start(OutcomeRecord::default()).await;
+    let duplicates: Vec<_> = (0..3).map(|_| tokio::spawn(held.duplicate())).collect();
     // Let the duplicates find the round running (they get its answer
     // whether they arrive before or after it ends).
     tokio::time::sleep(Duration::from_millis(50)).await;
-    hold.release.add_permits(1);
-    let first = first.await.unwrap();
-    assert_eq!(
-        first["result"]["content"][0]["text"], "held, then done",
-        "{first}"
-    );
+    let first = held.release().await;
     for duplicate in duplicates {
         assert_eq!(duplicate.await.unwrap()["result"], first["result"]);
     }
-    assert_eq!(hold.runs(), 1, "the handler ran once");
+    assert_eq!(held.hold.runs(), 1, "the handler ran once");
 }
