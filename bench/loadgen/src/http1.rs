@@ -157,7 +157,8 @@ fn parse_head(buffer: &[u8]) -> Result<Option<Head>, Failure> {
     Ok(Some(head))
 }
 
-/// `value` as text, or empty if it is not UTF-8.
+/// The header value at `range` of `buffer` as text, or empty if it is not
+/// UTF-8.
 fn text(buffer: &[u8], range: Option<Range<usize>>) -> Option<&str> {
     range.map(|range| std::str::from_utf8(&buffer[range]).unwrap_or(""))
 }
@@ -348,9 +349,9 @@ impl Connection {
     }
 }
 
-/// The head of a request to `target`'s path: the request line, `Host` and
-/// `fields` (name, value), each line ending in CRLF. Fails on a value with
-/// a CR or LF in it.
+/// The head of a `method` request for `path` on `authority`: the request
+/// line, `Host` and `fields` (name, value), each line ending in CRLF.
+/// Fails on a value with a CR or LF in it.
 pub(crate) fn request_head(
     method: &str,
     path: &str,

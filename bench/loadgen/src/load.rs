@@ -144,6 +144,14 @@ async fn connect(target: &Target) -> Result<Connection, Failure> {
     Connection::open(target.addr).await
 }
 
+/// Replaces `connection` with a fresh one if the server closed it.
+async fn reopen(connection: &mut Connection, target: &Target) -> Result<(), Failure> {
+    if connection.is_closed() {
+        *connection = connect(target).await?;
+    }
+    Ok(())
+}
+
 /// Opens a connection, trying up to [`CONNECT_ATTEMPTS`] times 100 ms
 /// apart (a server that has just started may refuse one now and then).
 pub(crate) async fn connect_patiently(target: &Target) -> Result<Connection, Failure> {
@@ -323,6 +331,9 @@ impl Tally {
     }
 }
 
+/// How the answer to a call that completes is checked.
+type CompleteCheck = fn(&Reply<'_>) -> Result<(), Failure>;
+
 /// What one connection sends, made before its loop: the request head and
 /// the body templates of its workload.
 struct Requests {
@@ -330,6 +341,9 @@ struct Requests {
     head: Vec<u8>,
     /// The body of a call (a 2025-era one for `legacy-plain`).
     call: Template,
+    /// How the answer to a call that completes is checked (in the 2025
+    /// shape for `legacy-plain`).
+    complete: CompleteCheck,
     /// For `two-round`: the key the first answer must ask under, and the
     /// body of the retry.
     retry: Option<(String, Template)>,
@@ -345,34 +359,34 @@ impl Requests {
         session: Option<&str>,
         timeout: Duration,
     ) -> Result<Self, String> {
-        let failed = |e: Failure| e.to_string();
-        Ok(match workload {
-            Workload::Plain { tool } => Self {
-                head: head(target, Framing::Modern { tool }, true).map_err(failed)?,
-                call: Template::new(|id, _| wire::tools_call(id, tool, None))?,
-                retry: None,
-                timeout,
-            },
+        let (framing, call, complete) = match workload {
+            Workload::Plain { tool } | Workload::TwoRound { tool, .. } => (
+                Framing::Modern { tool },
+                Template::new(|id, _| wire::tools_call(id, tool, None))?,
+                wire::expect_complete as CompleteCheck,
+            ),
+            Workload::LegacyPlain { tool } => (
+                Framing::Legacy { session },
+                Template::new(|id, _| wire::legacy_tools_call(id, tool))?,
+                wire::expect_legacy_complete as CompleteCheck,
+            ),
+        };
+        let retry = match workload {
             Workload::TwoRound { tool, key, answer } => {
                 let responses = serde_json::json!({ key.as_str(): answer });
-                Self {
-                    head: head(target, Framing::Modern { tool }, true).map_err(failed)?,
-                    call: Template::new(|id, _| wire::tools_call(id, tool, None))?,
-                    retry: Some((
-                        key.clone(),
-                        Template::new(|id, state| {
-                            wire::tools_call(id, tool, Some((&responses, state)))
-                        })?,
-                    )),
-                    timeout,
-                }
+                let retry = Template::new(|id, state| {
+                    wire::tools_call(id, tool, Some((&responses, state)))
+                })?;
+                Some((key.clone(), retry))
             }
-            Workload::LegacyPlain { tool } => Self {
-                head: head(target, Framing::Legacy { session }, true).map_err(failed)?,
-                call: Template::new(|id, _| wire::legacy_tools_call(id, tool))?,
-                retry: None,
-                timeout,
-            },
+            Workload::Plain { .. } | Workload::LegacyPlain { .. } => None,
+        };
+        Ok(Self {
+            head: head(target, framing, true).map_err(|e| e.to_string())?,
+            call,
+            complete,
+            retry,
+            timeout,
         })
     }
 
@@ -423,25 +437,15 @@ async fn worker(
                 break;
             }
         }
-        if connection.is_closed() {
-            match connect(&shared.target).await {
-                Ok(fresh) => connection = fresh,
-                Err(failure) => {
-                    tally.fail(per_unit, failure);
-                    break;
-                }
-            }
+        if let Err(failure) = reopen(&mut connection, &shared.target).await {
+            tally.fail(per_unit, failure);
+            break;
         }
         next_id += 1;
         let started = Instant::now();
         requests.call.fill(&mut body, next_id, "");
         let Some((key, retry)) = &requests.retry else {
-            let check = if matches!(shared.workload, Workload::LegacyPlain { .. }) {
-                wire::expect_legacy_complete
-            } else {
-                wire::expect_complete
-            };
-            let done = requests.send(&mut connection, next_id, &body, check);
+            let done = requests.send(&mut connection, next_id, &body, requests.complete);
             tally.count(done.await, started, measured);
             continue;
         };
@@ -457,19 +461,13 @@ async fn worker(
         next_id += 1;
         let started = Instant::now();
         retry.fill(&mut body, next_id, &state);
-        let check = wire::expect_complete;
-        let done = requests.send(&mut connection, next_id, &body, check);
+        let done = requests.send(&mut connection, next_id, &body, requests.complete);
         tally.count(done.await, started, measured);
     }
     if let Some(session) = &session {
-        if connection.is_closed() {
-            match connect(&shared.target).await {
-                Ok(fresh) => connection = fresh,
-                Err(failure) => {
-                    tally.fail(1, failure);
-                    return tally;
-                }
-            }
+        if let Err(failure) = reopen(&mut connection, &shared.target).await {
+            tally.fail(1, failure);
+            return tally;
         }
         if let Err(failure) = close_session(
             &mut connection,

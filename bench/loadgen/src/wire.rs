@@ -34,10 +34,7 @@ pub(crate) fn tools_call(id: u64, tool: &str, retry: Option<(&Value, &str)>) -> 
         json!({
             "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
             "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-            "io.modelcontextprotocol/clientInfo": {
-                "name": "mcp-loadgen",
-                "version": env!("CARGO_PKG_VERSION")
-            }
+            "io.modelcontextprotocol/clientInfo": client_info()
         }),
     );
     params.insert("name".to_owned(), Value::from(tool));
