@@ -50,7 +50,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
 fi
 if [[ " $SERVERS " == *" baseline "* && -z "${BASELINE:-}" ]]; then
     rev=${BASELINE_REV:-a1014b7}
-    BASELINE="target/bench/baseline-$rev/target/release/conformance-server"
+    BASELINE="target/bench/baseline-$rev/target-lto/release/conformance-server"
     [[ -x "$BASELINE" ]] || { echo "no baseline at $BASELINE: run bench/run.sh with SERVERS=baseline once, or set BASELINE" >&2; exit 1; }
 fi
 

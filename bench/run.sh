@@ -77,6 +77,10 @@ LOADGEN=$TARGET/release/mcp-loadgen
 PEERS=bench/peers/target/release
 LOGS=target/bench/logs
 
+# The release settings of the workspace's Cargo.toml that change generated
+# code (bench/peers/Cargo.toml has them too): the baseline is built with
+# them, so that a ratio compares code, not build settings.
+SAME_RELEASE=(env CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1)
 if [[ "$SKIP_BUILD" != 1 ]]; then
     echo "== building (release)" >&2
     cargo build --release -p mcp-examples --bin conformance-server >&2
@@ -86,15 +90,17 @@ if [[ "$SKIP_BUILD" != 1 ]]; then
     fi
 fi
 # The baseline: the conformance-server of $BASELINE_REV, built once in a
-# worktree of its own (kept between runs, rebuilt only when missing).
+# worktree of its own (kept between runs, rebuilt only when missing), with
+# HEAD's release settings (target-lto: a build with the commit's own
+# settings, in target, is not reused).
 if [[ " $SERVERS " == *" baseline"* && -z "${BASELINE:-}" ]]; then
     rev=$(git rev-parse --short "$BASELINE_REV")
     tree=target/bench/baseline-$rev
-    BASELINE=$tree/target/release/conformance-server
+    BASELINE=$tree/target-lto/release/conformance-server
     if [[ ! -x "$BASELINE" ]]; then
         echo "== building the baseline $rev in $tree" >&2
         [[ -d "$tree" ]] || git worktree add --detach "$tree" "$rev" >&2
-        (cd "$tree" && CARGO_TARGET_DIR=target cargo build --release -p mcp-examples --bin conformance-server >&2)
+        (cd "$tree" && CARGO_TARGET_DIR=target-lto "${SAME_RELEASE[@]}" cargo build --release -p mcp-examples --bin conformance-server >&2)
     fi
 fi
 if [[ " $DRIVERS " == *" wrk "* ]] && ! command -v wrk >/dev/null; then
