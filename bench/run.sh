@@ -32,8 +32,10 @@
 #                 A/B of a guard between two commits)
 #                 [ours baseline limit rmcp]
 #   BASELINE_REV  the commit the baseline cell is built from, in a worktree
-#                 under target/bench with a target directory of its own;
-#                 a000000 before sessions, limits, auth and tasks [a1014b7]
+#                 under target/bench with a target directory of its own
+#                 and HEAD's release settings (SAME_RELEASE below);
+#                 the default is before sessions, limits, auth and tasks
+#                 [a1014b7]
 #   BASELINE      a conformance-server binary to use as the baseline instead
 #   MODES         pinned (server on CPU $SERVER_CPUS, load generator on CPU
 #                 $LOADGEN_CPUS, with taskset) and/or shared (both on every
