@@ -13,10 +13,12 @@ const QUEUE: usize = 1024;
 const BATCH: usize = 256;
 
 /// Sends commands to Redis in pipelines: while one pipeline is out, the
-/// commands queued meanwhile wait and go out together in the next. Under
-/// load a round trip to Redis, and its wake-up of `redis-server`, carries
-/// many requests' commands instead of one; alone, a command goes out at
-/// once. Replies come back to each command's sender in order.
+/// commands queued meanwhile wait and go out together in the next, and so
+/// do the commands of requests that run in the same pass of the scheduler.
+/// Under load a round trip to Redis, and its wake-up of `redis-server`,
+/// carries many requests' commands instead of one; alone, a command goes
+/// out once its task waits. Replies come back to each command's sender in
+/// order.
 ///
 /// The queue holds at most 1024 commands; a sender waits for room, and
 /// every wait for room or for a reply is bounded by the timeout. One task
@@ -90,12 +92,12 @@ impl Pipeline {
     }
 }
 
-/// The pipeline's task: takes what is queued, up to [`BATCH`] commands,
-/// sends it as one pipeline, hands out the replies, and again.
+/// The pipeline's task: takes what is queued (see [`next_batch`]), sends
+/// it as one pipeline, hands out the replies, and again.
 async fn send_pipelines(mut connection: ConnectionManager, mut commands: mpsc::Receiver<Queued>) {
     let mut batch = Vec::with_capacity(BATCH);
     let mut pipeline = redis::pipe();
-    while commands.recv_many(&mut batch, BATCH).await > 0 {
+    while next_batch(&mut commands, &mut batch).await {
         // A request that stopped waiting (it timed out, and was refused)
         // must not claim its state after all.
         batch.retain(|queued| !queued.then.abandoned());
@@ -111,6 +113,28 @@ async fn send_pipelines(mut connection: ConnectionManager, mut commands: mpsc::R
             queued.then.deliver(reply);
         }
     }
+}
+
+/// Waits for a command, then fills `batch` with what is queued, up to
+/// [`BATCH`] in all, once the scheduler has run the other tasks that were
+/// ready with the first command's sender. False once every sender is gone.
+///
+/// The first command wakes this task, which Tokio then runs right after
+/// its sender, before the other ready tasks; without the yield, the first
+/// command of every pass would go to Redis alone, in a round trip of its
+/// own.
+async fn next_batch<T>(commands: &mut mpsc::Receiver<T>, batch: &mut Vec<T>) -> bool {
+    if commands.recv_many(batch, BATCH).await == 0 {
+        return false;
+    }
+    tokio::task::yield_now().await;
+    while batch.len() < BATCH {
+        match commands.try_recv() {
+            Ok(command) => batch.push(command),
+            Err(_) => break,
+        }
+    }
+    true
 }
 
 /// Sends `pipeline`: each command's reply (a server error as
@@ -162,4 +186,59 @@ fn timed_out(timeout: Duration) -> RedisError {
         "no reply from Redis in time",
         format!("waited {timeout:?} for the pipeline"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // One worker, as a server pinned to one CPU: the senders of one pass
+    // of the scheduler share one batch, though the first send wakes the
+    // batch's task, which Tokio runs next.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn the_commands_of_one_pass_make_one_batch() {
+        let (queue, mut commands) = mpsc::channel(QUEUE);
+        let batches = tokio::spawn(async move {
+            let mut sizes = Vec::new();
+            let mut batch = Vec::new();
+            while next_batch(&mut commands, &mut batch).await {
+                sizes.push(batch.len());
+                batch.clear();
+            }
+            sizes
+        });
+        // Spawned from a task on the worker, the senders run in one pass
+        // once it waits.
+        tokio::spawn(async move {
+            let senders: Vec<_> = (0..8)
+                .map(|i| {
+                    let queue = queue.clone();
+                    tokio::spawn(async move { queue.send(i).await.unwrap() })
+                })
+                .collect();
+            for sender in senders {
+                sender.await.unwrap();
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(batches.await.unwrap(), vec![8]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_batch_holds_at_most_its_bound() {
+        let (queue, mut commands) = mpsc::channel(QUEUE);
+        for i in 0..BATCH + 3 {
+            queue.send(i).await.unwrap();
+        }
+        drop(queue);
+        let mut batch = Vec::new();
+        assert!(next_batch(&mut commands, &mut batch).await);
+        assert_eq!(batch.len(), BATCH);
+        batch.clear();
+        assert!(next_batch(&mut commands, &mut batch).await);
+        assert_eq!(batch, vec![BATCH, BATCH + 1, BATCH + 2]);
+        batch.clear();
+        assert!(!next_batch(&mut commands, &mut batch).await);
+    }
 }
