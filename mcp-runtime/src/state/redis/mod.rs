@@ -63,8 +63,9 @@ pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 ///
 /// The claims and records of concurrent requests share round trips: the
 /// guard sends them in pipelines, each with everything that was queued
-/// while the one before was out (at most 1024 queued; past that, a request
-/// waits for room, within the timeout). A claim still queued when its
+/// while the one before was out or by requests that ran in the same pass
+/// of the scheduler (at most 1024 queued; past that, a request waits for
+/// room, within the timeout). A claim still queued when its
 /// request stops waiting is dropped, never sent.
 ///
 /// It fails closed: when Redis cannot be reached or does not answer within
