@@ -10,8 +10,11 @@
 #
 #   bash bench/cpu.sh "none=target/release/conformance-server \
 #                      in-memory=target/release/conformance-server,--single-use"
+#   WORKLOAD=plain bash bench/cpu.sh "ours=target/release/conformance-server \
+#                      limit=bench/peers/target/release/limit-server"
 #
-# A variant is label=binary, then its flags after commas. Environment
+# A variant is label=binary, then its flags after commas; every binary but
+# the limit-server is given a request-state key. Environment
 # (defaults in brackets):
 #   ROUNDS     alternations [6]
 #   WORKLOAD   plain, two-round or legacy-plain [two-round]
@@ -73,8 +76,11 @@ for _ in $(seq "$ROUNDS"); do
         binary=${rest%%,*}
         flags=""
         [[ "$rest" == *,* ]] && flags=${rest#*,} && flags=${flags//,/ }
+        # The limit (bench/peers) keeps no request state, and takes no key.
+        key=(--state-key-hex "$KEY")
+        [[ "$(basename "$binary")" == limit-server ]] && key=()
         # shellcheck disable=SC2086 # the flags are words
-        taskset -c 1 "$binary" --listen 127.0.0.1:0 --state-key-hex "$KEY" $flags >"$LOG" 2>&1 &
+        taskset -c 1 "$binary" --listen 127.0.0.1:0 "${key[@]}" $flags >"$LOG" 2>&1 &
         server_pid=$!
         url=""
         for _ in $(seq 100); do
