@@ -17,8 +17,8 @@ const BATCH: usize = 256;
 /// do the commands of requests that run in the same pass of the scheduler.
 /// Under load a round trip to Redis, and its wake-up of `redis-server`,
 /// carries many requests' commands instead of one; alone, a command goes
-/// out once its task waits. Replies come back to each command's sender in
-/// order.
+/// out as soon as the scheduler has nothing else ready. Replies come back
+/// to each command's sender in order.
 ///
 /// The queue holds at most 1024 commands; a sender waits for room, and
 /// every wait for room or for a reply is bounded by the timeout. One task
