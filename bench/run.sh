@@ -53,7 +53,10 @@
 #   OUT           the result lines [target/bench/results.tsv]
 #   OURS          the conformance-server to measure as ours
 #                 [release/conformance-server of $CARGO_TARGET_DIR or target, built]
-#   SKIP_BUILD    1: use the binaries already built [0]
+#   SKIP_BUILD    1: use the binaries already built [0]; as cargo linked them:
+#                 a binary copied with cp maps more of its code (peak RSS up to
+#                 0.8 MiB higher here; docs/benchmarks.md, "Claims of one
+#                 scheduler pass in one pipeline")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
