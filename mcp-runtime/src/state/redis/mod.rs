@@ -62,11 +62,11 @@ pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 /// round still running.
 ///
 /// The claims and records of concurrent requests share round trips: the
-/// guard sends them in pipelines, each with everything that was queued
-/// while the one before was out or by requests that ran in the same pass
-/// of the scheduler (at most 1024 queued; past that, a request waits for
-/// room, within the timeout). A claim still queued when its
-/// request stops waiting is dropped, never sent.
+/// guard sends them in pipelines, each with everything queued while the
+/// one before was out and everything queued by the requests that ran in
+/// the same pass of the scheduler (at most 1024 queued; past that, a
+/// request waits for room, within the timeout). A claim still queued when
+/// its request stops waiting is dropped, never sent.
 ///
 /// It fails closed: when Redis cannot be reached or does not answer within
 /// the timeout, [`claim`](ReplayGuard::claim) returns an error and the
