@@ -1,13 +1,34 @@
 //! Lowercase hex, one way for the whole crate: Redis keys, ids, digests.
 
-/// Appends `bytes` to `out` as lowercase hex digits, two per byte (a
-/// table, not `fmt`: Redis keys are written on every claim).
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// A SHA-256 digest as its 64 lowercase hex digits, on the stack: what a
+/// Redis claim writes twice per retry (its key and its answers' digest).
+pub(crate) fn digest_hex(digest: &[u8; 32]) -> [u8; 64] {
+    let mut digits = [0; 64];
+    write_hex(&mut digits, digest);
+    digits
+}
+
+/// Writes two digits per byte of `bytes` into `digits`, which is twice as
+/// long.
+fn write_hex(digits: &mut [u8], bytes: &[u8]) {
+    for (pair, byte) in digits.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(byte >> 4)];
+        pair[1] = DIGITS[usize::from(byte & 0xf)];
+    }
+}
+
+/// Appends `bytes` to `out` as lowercase hex digits, two per byte: written
+/// 32 bytes at a time on the stack, then appended whole.
 pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     out.reserve(2 * bytes.len());
-    for byte in bytes {
-        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    let mut digits = [0; 64];
+    for chunk in bytes.chunks(32) {
+        let digits = &mut digits[..2 * chunk.len()];
+        write_hex(digits, chunk);
+        // Hex digits are ASCII, so always UTF-8.
+        out.push_str(std::str::from_utf8(digits).unwrap_or_default());
     }
 }
 
@@ -31,5 +52,13 @@ mod tests {
         assert_eq!(out, format!("p:{expected}"));
         assert_eq!(hex(&[0x0a, 0xff]), "0aff");
         assert_eq!(hex(&[]), "");
+        // A length that is not a whole number of 32-byte chunks.
+        assert_eq!(hex(&bytes[..33]), expected[..66]);
+    }
+
+    #[test]
+    fn a_digest_is_its_64_digits() {
+        let digest: [u8; 32] = std::array::from_fn(|i| (i * 8 + 3) as u8);
+        assert_eq!(digest_hex(&digest).as_slice(), hex(&digest).as_bytes());
     }
 }

@@ -13,7 +13,7 @@ use redis::{
 
 use super::{Clock, ReplayError, ReplayGuard, RoundClaim, SystemClock};
 use crate::BoxFuture;
-use crate::hex::push_hex;
+use crate::hex::digest_hex;
 
 mod pipeline;
 
@@ -259,12 +259,15 @@ impl RedisReplayGuard {
             .map_err(|e| ReplayError::Unavailable(format!("Redis did not answer PING: {e}")))
     }
 
-    /// The Redis key of a fingerprint: the prefix and 64 hex digits.
-    fn key(&self, fingerprint: &[u8; 32]) -> String {
-        let mut key = String::with_capacity(self.prefix.len() + 64);
-        key.push_str(&self.prefix);
-        push_hex(&mut key, fingerprint);
-        key
+    /// Appends the Redis key of a fingerprint to `command`: the prefix and
+    /// 64 hex digits, written into the command (no string of its own).
+    fn push_key(&self, command: &mut redis::Cmd, fingerprint: &[u8; 32]) {
+        push_arg(command, &[self.prefix.as_bytes(), &digest_hex(fingerprint)]);
+    }
+
+    /// The length of a key: the prefix and 64 hex digits.
+    fn key_len(&self) -> usize {
+        self.prefix.len() + 64
     }
 }
 
@@ -286,9 +289,9 @@ impl ReplayGuard for RedisReplayGuard {
             // The key lives as long as the state could still verify; at
             // least a second, since `EX 0` is an error.
             let remaining = expires_at.saturating_sub(self.clock.now()).max(1);
-            let key = self.key(fingerprint);
-            let mut set = sized_command("SET", 5, key.len() + 32);
-            set.arg(key).arg(1).arg("NX").arg("EX").arg(remaining);
+            let mut set = sized_command("SET", 5, self.key_len() + 32);
+            self.push_key(&mut set, fingerprint);
+            set.arg(1).arg("NX").arg("EX").arg(remaining);
             let reply: Option<String> = read(self.pipeline.query(set).await)
                 .map_err(|e| ReplayError::Unavailable(format!("Redis SET NX failed: {e}")))?;
             Ok(reply.is_some())
@@ -303,15 +306,12 @@ impl ReplayGuard for RedisReplayGuard {
     ) -> BoxFuture<'a, Result<RoundClaim, ReplayError>> {
         Box::pin(async move {
             let remaining = expires_at.saturating_sub(self.clock.now()).max(1);
-            // What the key holds while the round runs: `R` and the digest.
-            let mut running = String::with_capacity(65);
-            running.push('R');
-            push_hex(&mut running, answers);
+            let answers = digest_hex(answers);
             let kept = self
-                .claim_round_once(&self.key(fingerprint), &running, remaining)
+                .claim_round_once(fingerprint, &answers, remaining)
                 .await
                 .map_err(|e| ReplayError::Unavailable(format!("Redis claim failed: {e}")))?;
-            Ok(read_claim(kept, &running.as_bytes()[1..]))
+            Ok(read_claim(kept, &answers))
         })
     }
 
@@ -335,30 +335,22 @@ impl ReplayGuard for RedisReplayGuard {
         let outcome = outcome
             .and_then(|bytes| std::str::from_utf8(bytes).ok())
             .filter(|outcome| !outcome.is_empty());
-        let key = self.key(fingerprint);
-        // What the key holds: `D`, the digest and the answer, or `U`.
-        let mut head = String::with_capacity(65);
+        let answer = outcome.unwrap_or_default();
+        let mut set = sized_command("SET", 4, self.key_len() + 65 + answer.len() + 9);
+        self.push_key(&mut set, fingerprint);
+        // What the key holds: `D`, the digest and the answer, or `U`. The
+        // answer (up to the outcome record's limit) is written into the
+        // command once, not first into a string of its own.
         let read: fn(RedisResult<Value>) = match outcome {
-            Some(_) => {
-                head.push('D');
-                push_hex(&mut head, answers);
+            Some(answer) => {
+                push_arg(&mut set, &[b"D", &digest_hex(answers), answer.as_bytes()]);
                 read_record_of_answer
             }
             None => {
-                head.push('U');
+                push_arg(&mut set, &[b"U"]);
                 read_record_of_nothing
             }
         };
-        let answer = outcome.unwrap_or_default();
-        let mut set = sized_command("SET", 4, key.len() + head.len() + answer.len() + 9);
-        set.arg(key);
-        // The answer (up to the outcome record's limit) is written into
-        // the command once, not first into a string of its own. Writing
-        // into a command's buffer cannot fail.
-        let mut value = set.writer_for_next_arg();
-        let _ = value.write_all(head.as_bytes());
-        let _ = value.write_all(answer.as_bytes());
-        drop(value);
         set.arg("XX").arg("KEEPTTL");
         let kept = outcome.is_some();
         Box::pin(async move {
@@ -371,23 +363,42 @@ impl ReplayGuard for RedisReplayGuard {
     }
 }
 
+/// Appends one argument to `command`, made of `parts` end to end.
+fn push_arg(command: &mut redis::Cmd, parts: &[&[u8]]) {
+    let mut arg = command.writer_for_next_arg();
+    for part in parts {
+        // Writing into a command's buffer cannot fail.
+        let _ = arg.write_all(part);
+    }
+}
+
 /// Reads the reply of a record that kept an answer, to log what failed.
 fn read_record_of_answer(reply: RedisResult<Value>) {
-    match read::<Option<String>>(reply) {
-        Ok(None) => tracing::warn!(
+    match read_record(reply) {
+        Ok(false) => tracing::warn!(
             "the answer of a consumed requestState was not recorded: its key was gone; a \
              duplicate retry is refused if the state expired first, and runs the handler \
              again if Redis lost the key"
         ),
-        Ok(Some(_)) => {}
+        Ok(true) => {}
         Err(error) => warn_unrecorded(&error),
     }
 }
 
 /// Reads the reply of a record of no answer, to log what failed.
 fn read_record_of_nothing(reply: RedisResult<Value>) {
-    if let Err(error) = read::<Option<String>>(reply) {
+    if let Err(error) = read_record(reply) {
         warn_unrecorded(&error);
+    }
+}
+
+/// Whether a record (`SET .. XX`) wrote: `OK`, or nil when the key was
+/// gone. Read without a string of its own.
+fn read_record(reply: RedisResult<Value>) -> RedisResult<bool> {
+    match reply?.extract_error()? {
+        Value::Okay => Ok(true),
+        Value::Nil => Ok(false),
+        other => Ok(redis::from_redis_value::<Option<String>>(other)?.is_some()),
     }
 }
 
@@ -405,22 +416,21 @@ fn read<T: FromRedisValue>(reply: RedisResult<Value>) -> RedisResult<T> {
 }
 
 impl RedisReplayGuard {
-    /// Claims `key` for a round, `running` (`R` and the answers' digest)
-    /// in one round trip: what the key held before, `None` on the first use.
+    /// Claims the key of `fingerprint` for a round, running with the
+    /// `answers` digest's hex digits, in one round trip: what the key held
+    /// before, `None` on the first use.
     async fn claim_round_once(
         &self,
-        key: &str,
-        running: &str,
+        fingerprint: &[u8; 32],
+        answers: &[u8; 64],
         remaining: u64,
     ) -> Result<Option<Vec<u8>>, RedisError> {
         if self.native_claim.load(Ordering::Relaxed) {
-            let mut set = sized_command("SET", 6, key.len() + running.len() + 32);
-            set.arg(key)
-                .arg(running)
-                .arg("NX")
-                .arg("GET")
-                .arg("EX")
-                .arg(remaining);
+            let mut set = sized_command("SET", 6, self.key_len() + 65 + 32);
+            self.push_key(&mut set, fingerprint);
+            // What the key holds while the round runs: `R` and the digest.
+            push_arg(&mut set, &[b"R", answers]);
+            set.arg("NX").arg("GET").arg("EX").arg(remaining);
             match read(self.pipeline.query(set).await) {
                 Err(e) if refuses_nx_with_get(&e) => {
                     tracing::info!(
@@ -431,13 +441,13 @@ impl RedisReplayGuard {
                 reply => return reply,
             }
         }
+        let mut key = String::with_capacity(self.key_len());
+        key.push_str(&self.prefix);
+        crate::hex::push_hex(&mut key, fingerprint);
+        let answers = std::str::from_utf8(answers).unwrap_or_default();
         let mut connection = self.connection.clone();
         self.claim_script
-            .run(
-                &mut connection,
-                &[key],
-                &[&running[1..], &remaining.to_string()],
-            )
+            .run(&mut connection, &[&key], &[answers, &remaining.to_string()])
             .await
     }
 }
@@ -472,11 +482,13 @@ mod tests {
     #[test]
     fn a_records_reply_reads_as_kept_or_expired() {
         // `SET .. XX` answers OK when it wrote, nil when the key was gone.
+        assert!(matches!(read_record(Ok(Value::Okay)), Ok(true)));
         assert!(matches!(
-            read::<Option<String>>(Ok(Value::Okay)),
-            Ok(Some(_))
+            read_record(Ok(Value::SimpleString("OK".to_owned()))),
+            Ok(true)
         ));
-        assert!(matches!(read::<Option<String>>(Ok(Value::Nil)), Ok(None)));
+        assert!(matches!(read_record(Ok(Value::Nil)), Ok(false)));
+        assert!(read_record(Ok(Value::Array(Vec::new()))).is_err());
     }
 
     #[test]
