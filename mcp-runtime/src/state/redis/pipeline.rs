@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use redis::aio::{ConnectionLike, ConnectionManager};
+use redis::aio::ConnectionManager;
 use redis::{Cmd, RedisError, RedisResult, Value};
 use tokio::sync::{mpsc, oneshot};
 
@@ -108,10 +108,7 @@ async fn send_pipelines(mut connection: ConnectionManager, mut commands: mpsc::R
         for queued in &mut batch {
             pipeline.add_command(std::mem::take(&mut queued.command));
         }
-        let replies = run(&mut connection, &pipeline).await;
-        for (queued, reply) in batch.drain(..).zip(replies) {
-            queued.then.deliver(reply);
-        }
+        run(&mut connection, &pipeline, &mut batch).await;
     }
 }
 
@@ -137,24 +134,33 @@ async fn next_batch<T>(commands: &mut mpsc::Receiver<T>, batch: &mut Vec<T>) -> 
     true
 }
 
-/// Sends `pipeline`: each command's reply (a server error as
-/// `Value::ServerError`), or the pipeline's error for every command.
+/// Sends `pipeline`, the commands of `batch`, and hands each its reply (a
+/// server error as `Value::ServerError`), or every one the pipeline's
+/// error; `batch` is left empty.
 async fn run(
     connection: &mut ConnectionManager,
     pipeline: &redis::Pipeline,
-) -> Vec<RedisResult<Value>> {
+    batch: &mut Vec<Queued>,
+) {
     let count = pipeline.len();
-    match connection.req_packed_commands(pipeline, 0, count).await {
-        Ok(values) if values.len() == count => values.into_iter().map(Ok).collect(),
-        Ok(values) => {
-            let error = RedisError::from((
-                redis::ErrorKind::Client,
-                "Redis answered a pipeline with the wrong number of replies",
-                format!("{} replies to {count} commands", values.len()),
-            ));
-            vec![Err(error); count]
+    // Not `ConnectionLike::req_packed_commands`, which boxes this future
+    // (over a kilobyte, allocated per pipeline).
+    let error = match connection.send_packed_commands(pipeline, 0, count).await {
+        Ok(values) if values.len() == count => {
+            for (queued, value) in batch.drain(..).zip(values) {
+                queued.then.deliver(Ok(value));
+            }
+            return;
         }
-        Err(error) => vec![Err(error); count],
+        Ok(values) => RedisError::from((
+            redis::ErrorKind::Client,
+            "Redis answered a pipeline with the wrong number of replies",
+            format!("{} replies to {count} commands", values.len()),
+        )),
+        Err(error) => error,
+    };
+    for queued in batch.drain(..) {
+        queued.then.deliver(Err(error.clone()));
     }
 }
 
