@@ -105,7 +105,7 @@ pub struct RedisReplayGuard {
 /// (the connection's background task needs one). Every Redis-backed part
 /// (`RedisReplayGuard`, `RedisTaskStore`) connects through it.
 pub(crate) fn lazy_connection(url: &str, timeout: Duration) -> Result<ConnectionManager, String> {
-    let client = redis::Client::open(url).map_err(|e| format!("bad Redis URL {url:?}: {e}"))?;
+    let client = client(url)?;
     if tokio::runtime::Handle::try_current().is_err() {
         // The connection manager spawns a task, which would panic.
         return Err("a Redis connection must be made inside a Tokio runtime".to_owned());
@@ -117,6 +117,20 @@ pub(crate) fn lazy_connection(url: &str, timeout: Duration) -> Result<Connection
         .set_max_delay(timeout);
     ConnectionManager::new_lazy_with_config(client, config)
         .map_err(|e| format!("cannot set up the Redis connection: {e}"))
+}
+
+/// A client of the Redis at `url` whose commands go out as soon as they
+/// are written (`TCP_NODELAY`; redis-rs leaves Nagle's algorithm on, which
+/// holds a command back while an earlier one is unacknowledged, as
+/// independent commands on one multiplexed connection can be).
+fn client(url: &str) -> Result<redis::Client, String> {
+    use redis::IntoConnectionInfo as _;
+    let info = url
+        .into_connection_info()
+        .map_err(|e| format!("bad Redis URL {url:?}: {e}"))?;
+    let tcp = info.tcp_settings().clone().set_nodelay(true);
+    redis::Client::open(info.set_tcp_settings(tcp))
+        .map_err(|e| format!("bad Redis URL {url:?}: {e}"))
 }
 
 /// A Lua script run with `EVALSHA`, loaded with `SCRIPT LOAD` on first use
@@ -478,6 +492,16 @@ fn read_claim(kept: Option<Vec<u8>>, answers: &[u8]) -> RoundClaim {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commands_go_out_without_nagles_delay() {
+        let redis = client("redis://127.0.0.1:6379/2").unwrap();
+        let info = redis.get_connection_info();
+        assert!(info.tcp_settings().nodelay());
+        assert_eq!(info.redis_settings().db(), 2);
+        let error = client("http://127.0.0.1:6379").unwrap_err();
+        assert!(error.starts_with("bad Redis URL"), "{error}");
+    }
 
     #[test]
     fn a_records_reply_reads_as_kept_or_expired() {
