@@ -4,6 +4,7 @@ const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// A SHA-256 digest as its 64 lowercase hex digits, on the stack: what a
 /// Redis claim writes twice per retry (its key and its answers' digest).
+#[cfg(feature = "redis")]
 pub(crate) fn digest_hex(digest: &[u8; 32]) -> [u8; 64] {
     let mut digits = [0; 64];
     write_hex(&mut digits, digest);
@@ -56,6 +57,7 @@ mod tests {
         assert_eq!(hex(&bytes[..33]), expected[..66]);
     }
 
+    #[cfg(feature = "redis")]
     #[test]
     fn a_digest_is_its_64_digits() {
         let digest: [u8; 32] = std::array::from_fn(|i| (i * 8 + 3) as u8);
