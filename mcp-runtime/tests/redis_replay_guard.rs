@@ -289,3 +289,39 @@ async fn a_claim_given_up_while_queued_is_never_sent() {
         RoundClaim::First
     );
 }
+
+/// A Redis that holds every command far longer than the guard's timeout:
+/// the claim out and the claims queued behind it each fail (closed) by
+/// their own deadline; none waits for Redis to let go.
+#[tokio::test]
+async fn claims_fail_in_time_while_redis_holds_them() {
+    let redis = Redis::start();
+    let guard = RedisReplayGuard::with_timeout(&redis.url(), Duration::from_millis(200)).unwrap();
+    guard.ping().await.unwrap();
+    assert!(command(redis.port, "CLIENT PAUSE 5000 ALL").starts_with("+OK"));
+    let answers = [1u8; 32];
+    let claims: Vec<_> = (70..78u8)
+        .map(|tag| {
+            let guard = guard.clone();
+            tokio::spawn(async move {
+                // The first goes out; the others queue behind it.
+                tokio::time::sleep(Duration::from_millis(u64::from(tag - 70) * 10)).await;
+                guard.claim_round(&[tag; 32], &answers, in_a_minute()).await
+            })
+        })
+        .collect();
+    // Only a hang would take this long: Redis holds them for 5 s.
+    let outcomes = tokio::time::timeout(Duration::from_secs(4), async {
+        let mut outcomes = Vec::new();
+        for claim in claims {
+            outcomes.push(claim.await.unwrap());
+        }
+        outcomes
+    })
+    .await
+    .expect("every claim ends before Redis answers");
+    for outcome in outcomes {
+        let error = outcome.unwrap_err();
+        assert!(error.to_string().contains("Redis claim failed"), "{error}");
+    }
+}
