@@ -39,7 +39,8 @@ pub(crate) struct Pipeline {
 struct Queued {
     command: Cmd,
     then: Then,
-    /// When its sender stops waiting: when it was queued, plus the timeout.
+    /// When its sender stops waiting: the timeout after the sender began
+    /// to queue it (before any wait for room).
     deadline: Instant,
 }
 
